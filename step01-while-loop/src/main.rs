@@ -1,0 +1,97 @@
+//! `cargo run -p step01`: a queue of plain functions, run in order.
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use step01::{CAPACITY, EventLoop};
+
+fn main() -> ExitCode {
+    if let Some(arg) = std::env::args().nth(1) {
+        eprintln!("error: unexpected argument '{arg}'; usage: cargo run -p step01");
+        return ExitCode::from(2);
+    }
+
+    println!("== Tasks run in the order they were queued ==");
+    let mut lp = EventLoop::new();
+    for task in [boil_water, brew_tea, pour_tea] {
+        lp.push(task).expect("three tasks fit in an empty queue");
+    }
+    lp.run();
+
+    println!();
+    println!("== countup and countdown written as ordinary loops ==");
+    // ANCHOR: plain_loops
+    let mut lp = EventLoop::new();
+    lp.push(|| countup(5)).expect("the queue is empty");
+    lp.push(|| countdown(5)).expect("the queue has room");
+    lp.run();
+    // ANCHOR_END: plain_loops
+    println!("(each loop ran to its end before the other could start)");
+
+    println!();
+    println!(
+        "== The queue has room for {CAPACITY} tasks; we queue {} ==",
+        CAPACITY + 2
+    );
+    queue_more_than_fits(CAPACITY + 2);
+
+    ExitCode::SUCCESS
+}
+
+fn boil_water() {
+    println!("boil the water");
+}
+
+fn brew_tea() {
+    println!("brew the tea");
+}
+
+fn pour_tea() {
+    println!("pour the tea");
+}
+
+// ANCHOR: countup_countdown
+/// Prints `Up 0` to `Up n-1`. Once started, nothing else runs until it returns.
+fn countup(n: u32) {
+    for i in 0..n {
+        println!("Up {i}");
+    }
+}
+
+/// Prints `Down n` to `Down 1`.
+fn countdown(n: u32) {
+    for i in (1..=n).rev() {
+        println!("Down {i}");
+    }
+}
+// ANCHOR_END: countup_countdown
+
+// ANCHOR: full_queue
+/// Queues `wanted` tasks. When the queue is full, `push` says so, and we make
+/// room by running what is already queued instead of dropping the task.
+fn queue_more_than_fits(wanted: usize) {
+    let mut lp = EventLoop::new();
+    let mut queued = 0;
+    while queued < wanted {
+        match lp.push(numbered_task) {
+            Ok(()) => queued += 1,
+            Err(full) => {
+                println!(
+                    "task {}: {full}; running the queue to make room",
+                    queued + 1
+                );
+                lp.run();
+            }
+        }
+    }
+    lp.run();
+}
+// ANCHOR_END: full_queue
+
+/// A `fn()` cannot carry state, so the count it prints has to live in a static.
+/// Step 2's closures remove that limitation.
+fn numbered_task() {
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let n = RUNS.fetch_add(1, Ordering::Relaxed) + 1;
+    println!("task {n} ran");
+}

@@ -1,0 +1,62 @@
+//! Step 2: callbacks.
+//!
+//! Step 1's tasks were plain functions: they could not remember anything, so a
+//! long job had to run from start to finish in one go. Here a task is a
+//! *callback*: a closure that carries its own state and receives the loop, so
+//! it can do one small piece of work and put the next piece back on the queue
+//! with `call_soon`. Two jobs written that way take turns.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::fmt;
+
+// ANCHOR: callback
+/// One piece of work: a closure that runs once and may schedule more work on
+/// the loop it is given.
+pub type Callback = Box<dyn FnOnce(&EventLoop)>;
+// ANCHOR_END: callback
+
+// ANCHOR: event_loop
+/// A queue of callbacks, run in the order they were scheduled.
+///
+/// Callbacks schedule more callbacks *while the loop is running them*, so
+/// they receive a shared `&EventLoop`, and the queue sits in a `RefCell` that
+/// lets a shared reference change it.
+pub struct EventLoop {
+    ready: RefCell<VecDeque<Callback>>,
+}
+
+impl EventLoop {
+    pub fn new() -> Self {
+        EventLoop {
+            ready: RefCell::new(VecDeque::new()),
+        }
+    }
+
+    /// Schedules `callback` to run after everything already in the queue.
+    pub fn call_soon(&self, callback: impl FnOnce(&EventLoop) + 'static) {
+        self.ready.borrow_mut().push_back(Box::new(callback));
+    }
+
+    /// Runs callbacks, oldest first, until none is left.
+    pub fn run(&self) {
+        while let Some(callback) = self.next_ready() {
+            callback(self);
+        }
+    }
+
+    /// Takes the next callback off the queue. The queue's borrow ends when
+    /// this returns, so the callback is free to call `call_soon` itself.
+    fn next_ready(&self) -> Option<Callback> {
+        self.ready.borrow_mut().pop_front()
+    }
+}
+// ANCHOR_END: event_loop
+
+impl fmt::Debug for EventLoop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventLoop")
+            .field("ready", &self.ready.borrow().len())
+            .finish()
+    }
+}

@@ -1,0 +1,204 @@
+//! Step 3: timers.
+//!
+//! A callback can now ask to run *later*: `call_later(delay, callback)`. The
+//! loop keeps those timers in a min-heap ordered by deadline, so the earliest
+//! one is always on top. When no callback is ready, the loop asks the OS to
+//! put the thread to sleep until that earliest deadline: waiting costs no CPU,
+//! and any number of timers wait at once, which is why two sleeps scheduled
+//! together take as long as the longer one, not the sum.
+
+use std::cell::{Cell, RefCell};
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
+use std::fmt;
+use std::time::{Duration, Instant};
+
+// ANCHOR: callback
+/// One piece of work: a closure that runs once and may schedule more work on
+/// the loop it is given.
+pub type Callback = Box<dyn FnOnce(&EventLoop)>;
+// ANCHOR_END: callback
+
+// ANCHOR: event_loop
+/// A queue of callbacks ready to run, and a heap of callbacks waiting for
+/// their deadline.
+///
+/// Callbacks schedule more callbacks *while the loop is running them*, so
+/// they receive a shared `&EventLoop`, and the queues sit in `RefCell`s that
+/// let a shared reference change them.
+pub struct EventLoop {
+    ready: RefCell<VecDeque<Callback>>,
+    timers: RefCell<BinaryHeap<Timer>>,
+    next_sequence: Cell<u64>,
+}
+
+impl EventLoop {
+    pub fn new() -> Self {
+        EventLoop {
+            ready: RefCell::new(VecDeque::new()),
+            timers: RefCell::new(BinaryHeap::new()),
+            next_sequence: Cell::new(0),
+        }
+    }
+
+    /// Schedules `callback` to run after everything already in the queue.
+    pub fn call_soon(&self, callback: impl FnOnce(&EventLoop) + 'static) {
+        self.ready.borrow_mut().push_back(Box::new(callback));
+    }
+    // ANCHOR_END: event_loop
+
+    // ANCHOR: call_later
+    /// Schedules `callback` to run once `delay` has passed: never earlier,
+    /// and as soon after as the loop gets to it.
+    pub fn call_later(
+        &self,
+        delay: Duration,
+        callback: impl FnOnce(&EventLoop) + 'static,
+    ) {
+        self.call_at(Instant::now() + delay, callback);
+    }
+
+    /// Schedules `callback` to run once the clock reaches `deadline`.
+    /// Callbacks given the same deadline run in the order they were given.
+    pub fn call_at(
+        &self,
+        deadline: Instant,
+        callback: impl FnOnce(&EventLoop) + 'static,
+    ) {
+        let sequence = self.next_sequence.get();
+        self.next_sequence.set(sequence + 1);
+        self.timers.borrow_mut().push(Timer {
+            deadline,
+            sequence,
+            callback: Box::new(callback),
+        });
+    }
+    // ANCHOR_END: call_later
+
+    // ANCHOR: run
+    /// Runs until no callback is ready and no timer is waiting.
+    ///
+    /// Each turn sleeps (only when nothing is ready), moves every timer that
+    /// is due onto the ready queue, then runs the callbacks that were ready.
+    pub fn run(&self) {
+        while self.has_work() {
+            if let Some(wait) = self.wait_time() {
+                std::thread::sleep(wait);
+            }
+            self.move_due_timers_to_ready();
+            self.run_ready_callbacks();
+        }
+    }
+    // ANCHOR_END: run
+
+    fn has_work(&self) -> bool {
+        !self.ready.borrow().is_empty() || !self.timers.borrow().is_empty()
+    }
+
+    // ANCHOR: wait_time
+    /// How long the loop may wait for something to happen: not at all when a
+    /// callback is ready, until the earliest deadline when a timer waits, and
+    /// `None`, for ever, when there is neither.
+    fn wait_time(&self) -> Option<Duration> {
+        if !self.ready.borrow().is_empty() {
+            return Some(Duration::ZERO);
+        }
+        let timers = self.timers.borrow();
+        let earliest = timers.peek()?;
+        Some(earliest.deadline.saturating_duration_since(Instant::now()))
+    }
+    // ANCHOR_END: wait_time
+
+    // ANCHOR: due_timers
+    /// Moves every timer whose deadline has passed to the ready queue, earliest
+    /// first; timers with equal deadlines keep the order they were scheduled in.
+    fn move_due_timers_to_ready(&self) {
+        let now = Instant::now();
+        let mut timers = self.timers.borrow_mut();
+        let mut ready = self.ready.borrow_mut();
+        while timers.peek().is_some_and(|timer| timer.deadline <= now) {
+            let timer = timers.pop().expect("peek just saw this timer");
+            ready.push_back(timer.callback);
+        }
+    }
+    // ANCHOR_END: due_timers
+
+    // ANCHOR: run_ready
+    /// Runs the callbacks that are ready at the start of this turn. Callbacks
+    /// they schedule wait for the next turn, so a callback that keeps
+    /// rescheduling itself cannot keep timers from firing.
+    fn run_ready_callbacks(&self) {
+        let ready_now = self.ready.borrow().len();
+        for _ in 0..ready_now {
+            let callback = self.ready.borrow_mut().pop_front().expect("counted");
+            // The queue's borrow has ended: the callback may schedule more.
+            callback(self);
+        }
+    }
+    // ANCHOR_END: run_ready
+}
+
+// ANCHOR: timer
+/// A callback waiting for its deadline.
+///
+/// `BinaryHeap` keeps its *largest* element on top, so the ordering is
+/// reversed: the earliest deadline compares as the largest. The sequence
+/// number breaks ties, so timers with equal deadlines fire in the order they
+/// were scheduled.
+struct Timer {
+    deadline: Instant,
+    sequence: u64,
+    callback: Callback,
+}
+
+impl Ord for Timer {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))
+    }
+}
+// ANCHOR_END: timer
+
+impl PartialOrd for Timer {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Timer {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Timer {}
+
+// ANCHOR: naive_sleep
+/// The seeds' first sleep, kept for contrast: it schedules a callback that
+/// checks the clock and, if the deadline has not come, schedules itself again.
+/// The ready queue is never empty, so the loop never sleeps: it burns a whole
+/// CPU core to wait. Use `call_later` instead.
+pub fn naive_call_later(
+    lp: &EventLoop,
+    delay: Duration,
+    callback: impl FnOnce(&EventLoop) + 'static,
+) {
+    check_clock(lp, Instant::now() + delay, Box::new(callback));
+}
+
+fn check_clock(lp: &EventLoop, deadline: Instant, callback: Callback) {
+    if Instant::now() >= deadline {
+        callback(lp);
+    } else {
+        lp.call_soon(move |lp| check_clock(lp, deadline, callback));
+    }
+}
+// ANCHOR_END: naive_sleep
+
+impl fmt::Debug for EventLoop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventLoop")
+            .field("ready", &self.ready.borrow().len())
+            .field("timers", &self.timers.borrow().len())
+            .finish_non_exhaustive()
+    }
+}
