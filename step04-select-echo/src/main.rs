@@ -1,0 +1,2 @@
+//! `cargo run -p step04`: placeholder until the demo lands.
+fn main() {}
