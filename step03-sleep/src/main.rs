@@ -91,9 +91,9 @@ fn print_use(how: &str, wall: Duration, cpu: Duration) {
 
 /// Runs a fresh loop with what `schedule` puts on it; returns the time taken.
 fn timed(schedule: impl FnOnce(&EventLoop)) -> Duration {
+    let start = Instant::now();
     let lp = EventLoop::new();
     schedule(&lp);
-    let start = Instant::now();
     lp.run();
     start.elapsed()
 }
