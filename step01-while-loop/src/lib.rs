@@ -13,15 +13,19 @@ use std::fmt;
 
 use heapless::Deque;
 
+// ANCHOR: task
 /// One piece of work: a plain function with no arguments and no state.
 pub type Task = fn();
+// ANCHOR_END: task
 
+// ANCHOR: capacity
 /// How many tasks may wait in the queue at once.
 ///
 /// The queue never grows. A real loop must decide what happens when work
 /// arrives faster than it runs; with a fixed capacity that decision is
 /// visible: `push` says no, and the caller has to handle it.
 pub const CAPACITY: usize = 8;
+// ANCHOR_END: capacity
 
 // ANCHOR: event_loop
 /// A queue of tasks, run in the order they were pushed.

@@ -1,5 +1,8 @@
 //! Plumbing shared by the workshop's tests: build and run a step's real
-//! binary, and turn what it printed into a transcript a snapshot can pin.
+//! binary, and turn what it printed into a transcript a snapshot can pin;
+//! read the book's sources (`book`) so its checks can find what mdBook misses.
+
+pub mod book;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,587 @@
+//! What the book's tests need: its chapters, the includes and links in them,
+//! and the pinned diffs between neighbouring steps.
+//!
+//! mdBook's own checks are weak: a missing include file is logged and the
+//! build still succeeds, and a missing anchor renders as an empty code block.
+//! The functions here read `book/src` the way mdBook 0.5 does, so the tests in
+//! `tests/book.rs` can fail where mdBook would stay quiet.
+
+use std::collections::{BTreeSet, HashSet};
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use similar::{Algorithm, TextDiff};
+
+use crate::workspace_root;
+
+/// The command that rewrites the pinned diffs, for failure messages and docs.
+pub const UPDATE_DIFFS_COMMAND: &str =
+    "UPDATE_BOOK_DIFFS=1 cargo test -p workshop-tests --test book";
+
+/// The folder holding the book's Markdown sources.
+pub fn book_src() -> PathBuf {
+    workspace_root().join("book").join("src")
+}
+
+/// Reads a text file with line endings made `\n`, so a checkout that turned
+/// them into `\r\n` reads the same as one that did not.
+pub fn read_text(path: &Path) -> String {
+    fs::read_to_string(path)
+        .unwrap_or_else(|err| panic!("could not read {}: {err}", path.display()))
+        .replace("\r\n", "\n")
+}
+
+/// The chapters listed in `SUMMARY.md`, as paths relative to `book/src`, in
+/// the order the book shows them.
+pub fn chapters() -> Vec<String> {
+    let summary = read_text(&book_src().join("SUMMARY.md"));
+    links(&summary)
+        .into_iter()
+        .map(|link| link.target)
+        .filter(|target| !target.is_empty())
+        .collect()
+}
+
+/// The step chapters (`step03-sleep.md`), with the step folder each mirrors.
+pub fn step_chapters() -> Vec<(String, String)> {
+    chapters()
+        .into_iter()
+        .filter_map(|chapter| {
+            let folder = chapter.strip_suffix(".md")?.to_owned();
+            step_number(&folder).map(|_| (chapter, folder))
+        })
+        .collect()
+}
+
+/// The number in a step folder's name: `step03-sleep` is step 3.
+pub fn step_number(folder: &str) -> Option<u32> {
+    let digits = folder.strip_prefix("step")?.get(..2)?;
+    let rest = &folder["step".len() + 2..];
+    if !rest.starts_with('-') {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// Every `stepNN-name` folder at the workspace root, in step order.
+pub fn step_folders() -> Vec<String> {
+    let root = workspace_root();
+    let mut folders: Vec<String> = fs::read_dir(&root)
+        .expect("the workspace root can be listed")
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| step_number(name).is_some())
+        .filter(|name| root.join(name).join("Cargo.toml").is_file())
+        .collect();
+    folders.sort();
+    folders
+}
+
+/// A `{{#include …}}` (or `rustdoc_include`, `playground`) in a chapter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Include {
+    /// The chapter it appears in, relative to `book/src`.
+    pub chapter: String,
+    /// The line of the chapter it is on, counting from 1.
+    pub line: usize,
+    /// The directive as written, for error messages.
+    pub text: String,
+    /// The file, as written: relative to the chapter's folder.
+    pub path: String,
+    pub part: Part,
+}
+
+/// Which part of the file an include shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// Lines `start..end` (0-based, end exclusive), as mdBook reads `:4:`,
+    /// `:2:10` or `:7`; `None` is open-ended. A whole file is `None..None`.
+    Lines {
+        start: Option<usize>,
+        end: Option<usize>,
+    },
+    /// The lines between `ANCHOR: name` and `ANCHOR_END: name`.
+    Anchor(String),
+}
+
+/// Finds the includes in one chapter's Markdown, or describes a directive
+/// that mdBook would not understand (it would print it as text).
+pub fn includes(chapter: &str, markdown: &str) -> Result<Vec<Include>, String> {
+    let mut found = Vec::new();
+    for (index, line) in markdown.lines().enumerate() {
+        let mut rest = line;
+        while let Some(open) = rest.find("{{#") {
+            let escaped = rest[..open].ends_with('\\');
+            let after = &rest[open..];
+            let close = after.find("}}").ok_or_else(|| {
+                format!("{chapter}:{}: unclosed `{{{{#`", index + 1)
+            })?;
+            let text = &after[..close + 2];
+            rest = &after[close + 2..];
+            if escaped {
+                continue;
+            }
+            let directive = parse_directive(text).ok_or_else(|| {
+                format!("{chapter}:{}: mdBook does not know `{text}`", index + 1)
+            })?;
+            if let Directive::Show(path, part) = directive {
+                found.push(Include {
+                    chapter: chapter.to_owned(),
+                    line: index + 1,
+                    text: text.to_owned(),
+                    path,
+                    part,
+                });
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// What a `{{#…}}` directive asks mdBook to do.
+enum Directive {
+    /// Show (part of) a file: `include`, `rustdoc_include`, `playground`.
+    Show(String, Part),
+    /// Something that reads no file: `title`.
+    Other,
+}
+
+/// Parses `{{#kind path[:selection] props}}`; `None` for a directive mdBook
+/// does not know.
+fn parse_directive(text: &str) -> Option<Directive> {
+    let inner = text.strip_prefix("{{#")?.strip_suffix("}}")?;
+    let (kind, argument) = inner.split_once(char::is_whitespace)?;
+    let argument = argument.split_whitespace().next()?;
+    match kind {
+        "title" => Some(Directive::Other),
+        "playground" => Some(Directive::Show(argument.to_owned(), Part::whole())),
+        "include" | "rustdoc_include" => {
+            let (path, selection) = match argument.split_once(':') {
+                Some((path, selection)) => (path, Some(selection)),
+                None => (argument, None),
+            };
+            Some(Directive::Show(path.to_owned(), Part::parse(selection)))
+        }
+        _ => None,
+    }
+}
+
+impl Part {
+    fn whole() -> Part {
+        Part::Lines {
+            start: None,
+            end: None,
+        }
+    }
+
+    /// mdBook's reading of what follows the first `:` (see its `links.rs`).
+    fn parse(selection: Option<&str>) -> Part {
+        let Some(selection) = selection else {
+            return Part::whole();
+        };
+        let mut pieces = selection.splitn(2, ':');
+        let first = pieces.next().unwrap_or("");
+        let second = pieces.next();
+        let start = if first.is_empty() {
+            None
+        } else if let Ok(line) = first.parse::<usize>() {
+            Some(line.saturating_sub(1))
+        } else {
+            return Part::Anchor(first.to_owned());
+        };
+        let end = match second.map(str::parse::<usize>) {
+            Some(Ok(end)) => Some(end),
+            Some(Err(_)) => None,
+            // `:7` alone means line 7 only.
+            None => start.map(|start| start + 1),
+        };
+        Part::Lines { start, end }
+    }
+}
+
+/// Checks that an include shows what its author meant: the file exists, the
+/// anchor is there once with its end after it and something between, and
+/// the line range lies inside the file. Returns what is wrong, if anything.
+pub fn check_include(include: &Include) -> Result<(), String> {
+    let chapter_dir = book_src()
+        .join(&include.chapter)
+        .parent()
+        .expect("a chapter sits in a folder")
+        .to_path_buf();
+    let file = chapter_dir.join(&include.path);
+    let place = format!("{}:{}: {}", include.chapter, include.line, include.text);
+    if !file.is_file() {
+        return Err(format!("{place}: no such file {}", file.display()));
+    }
+    let content = read_text(&file);
+    match &include.part {
+        Part::Anchor(name) => check_anchor(&content, name),
+        Part::Lines { start, end } => check_lines(&content, *start, *end),
+    }
+    .map_err(|problem| format!("{place}: {problem}"))
+}
+
+/// An anchor exists once, as `ANCHOR: name` then `ANCHOR_END: name`, with at
+/// least one line between (mdBook would show an empty block otherwise).
+fn check_anchor(content: &str, name: &str) -> Result<(), String> {
+    let starts = marker_lines(content, "ANCHOR:", name);
+    let ends = marker_lines(content, "ANCHOR_END:", name);
+    match (starts.as_slice(), ends.as_slice()) {
+        ([], _) => Err(format!("no `ANCHOR: {name}` in the file")),
+        (_, []) => Err(format!("no `ANCHOR_END: {name}` in the file")),
+        ([start], [end]) if end > start => {
+            let between = content
+                .lines()
+                .skip(start + 1)
+                .take(end - start - 1)
+                .filter(|line| !line.contains("ANCHOR"))
+                .count();
+            if between == 0 {
+                Err(format!("anchor `{name}` holds no lines"))
+            } else {
+                Ok(())
+            }
+        }
+        ([_], [_]) => Err(format!("`ANCHOR_END: {name}` comes before its start")),
+        _ => Err(format!("anchor `{name}` appears more than once")),
+    }
+}
+
+/// The 0-based lines holding `marker` (`ANCHOR:`) followed by exactly `name`.
+fn marker_lines(content: &str, marker: &str, name: &str) -> Vec<usize> {
+    content
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| {
+            line.match_indices(marker).any(|(at, _)| {
+                let after = line[at + marker.len()..].trim_start();
+                let word_end = after
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+                    .unwrap_or(after.len());
+                &after[..word_end] == name
+            })
+        })
+        .map(|(index, _)| index)
+        .collect()
+}
+
+/// A line range selects at least one line, and no line past the end.
+fn check_lines(
+    content: &str,
+    start: Option<usize>,
+    end: Option<usize>,
+) -> Result<(), String> {
+    let count = content.lines().count();
+    let first = start.unwrap_or(0);
+    let last = end.unwrap_or(count);
+    if first >= count {
+        return Err(format!(
+            "starts at line {} of a {count}-line file",
+            first + 1
+        ));
+    }
+    if last > count {
+        return Err(format!("ends at line {last} of a {count}-line file"));
+    }
+    if last <= first {
+        return Err(format!("selects no lines ({}..{last})", first + 1));
+    }
+    Ok(())
+}
+
+/// How many lines the header of an insta snapshot takes (`---`, metadata,
+/// `---`), so a chapter can include the output that follows it.
+pub fn snapshot_header_lines(snapshot: &str) -> Option<usize> {
+    let mut lines = snapshot.lines();
+    if lines.next()? != "---" {
+        return None;
+    }
+    lines.position(|line| line == "---").map(|at| at + 2)
+}
+
+/// A Markdown link in a chapter: `[text](target)` or `[label]: target`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    pub line: usize,
+    pub target: String,
+}
+
+/// The links in `markdown`, outside code blocks and code spans.
+pub fn links(markdown: &str) -> Vec<Link> {
+    let mut found = Vec::new();
+    let mut in_fence = false;
+    for (index, line) in markdown.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        let prose = without_code_spans(line);
+        let mut push = |target: &str| {
+            found.push(Link {
+                line: index + 1,
+                target: target.trim().to_owned(),
+            });
+        };
+        let mut rest = prose.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let end = after.find(')').unwrap_or(after.len());
+            push(&after[..end]);
+            rest = &after[end..];
+        }
+        // A reference definition: `[label]: target` at the start of a line.
+        let definition = prose.trim_start().strip_prefix('[');
+        if let Some((_, target)) = definition.and_then(|d| d.split_once("]:")) {
+            push(target.split_whitespace().next().unwrap_or(""));
+        }
+    }
+    found
+}
+
+fn without_code_spans(line: &str) -> String {
+    line.split('`').step_by(2).collect::<Vec<_>>().join(" ")
+}
+
+/// The `id`s mdBook 0.5 gives the headings of a chapter (its
+/// `id_from_content`, with `-1`, `-2` … added to repeats).
+pub fn heading_ids(markdown: &str) -> HashSet<String> {
+    let mut ids = HashSet::new();
+    let mut in_fence = false;
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            in_fence = !in_fence;
+        }
+        if in_fence || !line.starts_with('#') {
+            continue;
+        }
+        let text = line.trim_start_matches('#').replace(['`', '*'], "");
+        let id: String = text
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter_map(|c| {
+                if c.is_alphanumeric() || c == '_' || c == '-' {
+                    Some(c)
+                } else if c.is_whitespace() {
+                    Some('-')
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let mut unique = id.clone();
+        let mut counter = 1;
+        while !ids.insert(unique.clone()) {
+            unique = format!("{id}-{counter}");
+            counter += 1;
+        }
+    }
+    ids
+}
+
+/// A diff the book pins: what changed from one step's crate to the next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PinnedDiff {
+    pub old_step: String,
+    pub new_step: String,
+}
+
+impl PinnedDiff {
+    /// Where the diff is pinned, relative to `book/src`:
+    /// `diffs/step02-to-step03.diff`.
+    pub fn file(&self) -> String {
+        let short = |step: &str| step[.."stepNN".len()].to_owned();
+        format!(
+            "diffs/{}-to-{}.diff",
+            short(&self.old_step),
+            short(&self.new_step)
+        )
+    }
+}
+
+/// The diffs the book should pin: one for every step chapter whose step has
+/// an earlier step to compare with. Adding a chapter to `SUMMARY.md` is all
+/// it takes to ask for its diff.
+pub fn expected_diffs() -> Vec<PinnedDiff> {
+    let folders = step_folders();
+    step_chapters()
+        .into_iter()
+        .filter_map(|(_, new_step)| {
+            let position = folders.iter().position(|folder| *folder == new_step)?;
+            let old_step = folders.get(position.checked_sub(1)?)?.clone();
+            Some(PinnedDiff { old_step, new_step })
+        })
+        .collect()
+}
+
+/// The unified diff from one step crate to another: every file of either
+/// crate, in sorted order, with three lines of context, `/`-separated paths
+/// relative to the workspace root and `\n` line endings, so it comes out the
+/// same on every platform.
+pub fn step_diff(old_step: &str, new_step: &str) -> String {
+    let root = workspace_root();
+    let mut files = crate_files(&root.join(old_step));
+    files.extend(crate_files(&root.join(new_step)));
+
+    let mut diff = String::new();
+    for file in files {
+        let old = read_if_present(&root.join(old_step).join(&file));
+        let new = read_if_present(&root.join(new_step).join(&file));
+        if old == new {
+            continue;
+        }
+        let name = |step: &str, text: &Option<String>| match text {
+            Some(_) => format!("{step}/{file}"),
+            None => "/dev/null".to_owned(),
+        };
+        let old_name = name(old_step, &old);
+        let new_name = name(new_step, &new);
+        let old = old.unwrap_or_default();
+        let new = new.unwrap_or_default();
+        let text_diff = TextDiff::configure()
+            .algorithm(Algorithm::Myers)
+            .diff_lines(&old, &new);
+        write!(
+            diff,
+            "{}",
+            text_diff
+                .unified_diff()
+                .context_radius(3)
+                .header(&old_name, &new_name)
+        )
+        .expect("writing to a String cannot fail");
+    }
+    diff
+}
+
+/// The files of a crate folder, relative to it and `/`-separated, leaving
+/// out hidden files and build output.
+fn crate_files(folder: &Path) -> BTreeSet<String> {
+    let mut files = BTreeSet::new();
+    let mut pending = vec![folder.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.expect("a folder entry can be read").path();
+            let name = path
+                .file_name()
+                .and_then(|name| name.to_str())
+                .unwrap_or("");
+            if name.starts_with('.') || name == "target" {
+                continue;
+            }
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let relative = path.strip_prefix(folder).expect("found inside");
+                let parts: Vec<_> = relative
+                    .components()
+                    .map(|part| part.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                files.insert(parts.join("/"));
+            }
+        }
+    }
+    files
+}
+
+fn read_if_present(path: &Path) -> Option<String> {
+    path.is_file().then(|| read_text(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(start: Option<usize>, end: Option<usize>) -> Part {
+        Part::Lines { start, end }
+    }
+
+    #[test]
+    fn includes_are_read_the_way_mdbook_reads_them() {
+        let chapter = "x {{#include ../a.rs:timer_heap}} y {{#include b.snap:4:}}\n\
+                       {{#rustdoc_include c.rs:2:10}} \\{{#include escaped.rs}}\n\
+                       {{#include d.rs:7}} {{#include e.rs::3}} {{#include f.diff}}";
+        let found = includes("ch.md", chapter).unwrap();
+        let parts: Vec<_> = found
+            .iter()
+            .map(|include| (include.path.as_str(), include.part.clone()))
+            .collect();
+        assert_eq!(
+            parts,
+            [
+                ("../a.rs", Part::Anchor("timer_heap".into())),
+                ("b.snap", lines(Some(3), None)),
+                ("c.rs", lines(Some(1), Some(10))),
+                ("d.rs", lines(Some(6), Some(7))),
+                ("e.rs", lines(None, Some(3))),
+                ("f.diff", lines(None, None)),
+            ]
+        );
+        assert_eq!(found[2].line, 2);
+    }
+
+    #[test]
+    fn a_misspelt_directive_is_an_error() {
+        let error = includes("ch.md", "{{#inclde a.rs}}").unwrap_err();
+        assert!(error.contains("ch.md:1"), "{error}");
+    }
+
+    #[test]
+    fn anchors_must_open_close_and_hold_something() {
+        let file = "// ANCHOR: run\nfn run() {}\n// ANCHOR_END: run\n\
+                    // ANCHOR: run_ready\n// ANCHOR_END: run_ready\n";
+        assert_eq!(check_anchor(file, "run"), Ok(()));
+        assert!(check_anchor(file, "run_ready").is_err(), "empty anchor");
+        assert!(check_anchor(file, "ru").is_err(), "prefix of a name");
+        assert!(check_anchor("// ANCHOR: a\nx\n", "a").is_err(), "no end");
+        assert!(check_anchor("// ANCHOR_END: a\nx\n// ANCHOR: a\n", "a").is_err());
+        let twice =
+            "// ANCHOR: a\nx\n// ANCHOR_END: a\n// ANCHOR: a\ny\n// ANCHOR_END: a\n";
+        assert!(check_anchor(twice, "a").is_err(), "appears twice");
+    }
+
+    #[test]
+    fn line_ranges_must_lie_inside_the_file() {
+        let file = "1\n2\n3\n4\n";
+        assert_eq!(check_lines(file, Some(3), None), Ok(()));
+        assert!(check_lines(file, Some(4), None).is_err());
+        assert!(check_lines(file, None, Some(5)).is_err());
+        assert!(check_lines(file, Some(2), Some(2)).is_err());
+    }
+
+    #[test]
+    fn snapshot_headers_end_at_the_second_rule() {
+        let snap = "---\nsource: tests/tests/snapshots.rs\n---\n$ cargo run\n";
+        assert_eq!(snapshot_header_lines(snap), Some(3));
+        assert_eq!(snapshot_header_lines("$ cargo run\n"), None);
+    }
+
+    #[test]
+    fn links_outside_code_are_found() {
+        let page = "See [one](a.md#x) and `[not](code.md)`.\n\
+                    ```\n[no](fence.md)\n```\n[label]: b.md\n";
+        let targets: Vec<_> = links(page).into_iter().map(|l| l.target).collect();
+        assert_eq!(targets, ["a.md#x", "b.md"]);
+    }
+
+    #[test]
+    fn heading_ids_follow_mdbook() {
+        let ids = heading_ids("# Step 3: `call_later`\n## Try it\n## Try it\n");
+        for id in ["step-3-call_later", "try-it", "try-it-1"] {
+            assert!(ids.contains(id), "{id} missing from {ids:?}");
+        }
+    }
+
+    #[test]
+    fn step_names_carry_their_number() {
+        assert_eq!(step_number("step03-sleep"), Some(3));
+        assert_eq!(step_number("step03"), None);
+        assert_eq!(step_number("introduction"), None);
+    }
+}

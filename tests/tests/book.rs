@@ -1,0 +1,305 @@
+//! The book never drifts from the code: every include resolves to real lines,
+//! every pinned diff matches the crates, every internal link lands somewhere,
+//! and every step chapter shows its step's code, output and diff.
+//!
+//! After changing a step on purpose, rewrite the pinned diffs with
+//! `UPDATE_BOOK_DIFFS=1 cargo test -p workshop-tests --test book`
+//! and read them before committing.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+
+use workshop_tests::book::{
+    Include, Part, PinnedDiff, UPDATE_DIFFS_COMMAND, book_src, chapters,
+    check_include, expected_diffs, heading_ids, includes, links, read_text,
+    snapshot_header_lines, step_chapters, step_diff, step_number,
+};
+
+/// Every Markdown file under `book/src`, relative to it, `/`-separated.
+fn markdown_files() -> Vec<String> {
+    let src = book_src();
+    let mut found = Vec::new();
+    let mut pending = vec![src.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in fs::read_dir(&dir).expect("book/src can be listed") {
+            let path = entry.expect("an entry can be read").path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "md") {
+                found.push(relative_name(&src, &path));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn relative_name(base: &Path, path: &Path) -> String {
+    let relative = path.strip_prefix(base).expect("inside the base");
+    let parts: Vec<_> = relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
+}
+
+fn all_includes() -> Vec<Include> {
+    let mut found = Vec::new();
+    let mut problems = Vec::new();
+    for chapter in markdown_files() {
+        match includes(&chapter, &read_text(&book_src().join(&chapter))) {
+            Ok(mut in_chapter) => found.append(&mut in_chapter),
+            Err(problem) => problems.push(problem),
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    found
+}
+
+/// Fails listing every problem at once, so one run shows all of them.
+fn assert_no_problems(problems: &[String]) {
+    assert!(
+        problems.is_empty(),
+        "{} problem(s) in the book:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn every_include_shows_real_lines() {
+    let includes = all_includes();
+    // A parser that found nothing would pass everything below.
+    assert!(
+        includes.len() >= 10,
+        "found only {} includes",
+        includes.len()
+    );
+    let problems: Vec<String> = includes
+        .iter()
+        .filter_map(|include| check_include(include).err())
+        .collect();
+    assert_no_problems(&problems);
+}
+
+#[test]
+fn console_output_starts_right_after_the_snapshot_header() {
+    let mut checked = 0;
+    let mut problems = Vec::new();
+    for include in all_includes() {
+        let is_snapshot = Path::new(&include.path)
+            .extension()
+            .is_some_and(|ext| ext == "snap");
+        if !is_snapshot {
+            continue;
+        }
+        let file = book_src()
+            .join(&include.chapter)
+            .with_file_name(&include.path);
+        if !file.is_file() {
+            continue; // every_include_shows_real_lines reports it.
+        }
+        checked += 1;
+        let header = snapshot_header_lines(&read_text(&file));
+        let wanted = header.map(|lines| Part::Lines {
+            start: Some(lines),
+            end: None,
+        });
+        if wanted.as_ref() != Some(&include.part) {
+            problems.push(format!(
+                "{}:{}: {} should skip the {}-line snapshot header: `{}:{}:`",
+                include.chapter,
+                include.line,
+                include.text,
+                header.unwrap_or(0),
+                include.path,
+                header.unwrap_or(0) + 1,
+            ));
+        }
+    }
+    assert!(checked > 0, "no chapter includes a snapshot");
+    assert_no_problems(&problems);
+}
+
+#[test]
+fn every_step_chapter_shows_its_code_output_and_diff() {
+    let chapters = step_chapters();
+    assert!(!chapters.is_empty(), "SUMMARY.md lists no step chapter");
+    let includes = all_includes();
+    let diffs = expected_diffs();
+    let mut problems = Vec::new();
+    for (chapter, folder) in &chapters {
+        if !book_src().join("..").join("..").join(folder).is_dir() {
+            problems.push(format!(
+                "{chapter}: no step folder `{folder}` (chapters are named like their step)"
+            ));
+        }
+        let shown: Vec<&str> = includes
+            .iter()
+            .filter(|include| include.chapter == *chapter)
+            .map(|include| include.path.as_str())
+            .collect();
+        let number = step_number(folder).expect("a step chapter");
+        let wanted_code = format!("../../{folder}/src/lib.rs");
+        let wanted_output =
+            format!("../../tests/tests/snapshots/step{number:02}.snap");
+        let mut wanted = vec![wanted_code, wanted_output];
+        if let Some(diff) = diffs.iter().find(|diff| diff.new_step == *folder) {
+            wanted.push(diff.file());
+        }
+        for path in wanted {
+            if !shown.contains(&path.as_str()) {
+                problems.push(format!("{chapter}: does not include {path}"));
+            }
+        }
+    }
+    assert_no_problems(&problems);
+}
+
+#[test]
+fn pinned_diffs_match_the_crates() {
+    // Which diffs are expected is checked by the test above: every step
+    // chapter after the first must include one.
+    let expected = expected_diffs();
+    let updating = std::env::var_os("UPDATE_BOOK_DIFFS").is_some();
+    let mut problems = Vec::new();
+    for diff in &expected {
+        let file = book_src().join(diff.file());
+        let fresh = step_diff(&diff.old_step, &diff.new_step);
+        assert!(
+            !fresh.is_empty(),
+            "{} and {} are identical",
+            diff.old_step,
+            diff.new_step
+        );
+        let pinned = file.is_file().then(|| read_text(&file));
+        if pinned.as_deref() == Some(fresh.as_str()) {
+            continue;
+        }
+        if updating {
+            fs::create_dir_all(file.parent().expect("diffs/ has a parent"))
+                .expect("book/src/diffs can be created");
+            fs::write(&file, &fresh).expect("the pinned diff can be written");
+            eprintln!(
+                "rewrote book/src/{}: read it before committing",
+                diff.file()
+            );
+        } else {
+            let state = if pinned.is_some() {
+                "no longer matches"
+            } else {
+                "is missing"
+            };
+            problems.push(format!(
+                "book/src/{} {state} `diff {} {}`",
+                diff.file(),
+                diff.old_step,
+                diff.new_step
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        problems.push(format!(
+            "If the change to the steps is intended, rewrite the pinned diffs with\n    \
+             {UPDATE_DIFFS_COMMAND}\nthen read each one: it should show only the one \
+             capability its step adds."
+        ));
+    }
+    assert_no_problems(&problems);
+}
+
+#[test]
+fn no_pinned_diff_is_left_over() {
+    let expected: BTreeSet<String> =
+        expected_diffs().iter().map(PinnedDiff::file).collect();
+    let Ok(entries) = fs::read_dir(book_src().join("diffs")) else {
+        return; // no diffs folder: nothing is left over.
+    };
+    let stale: Vec<String> = entries
+        .map(|entry| {
+            format!("diffs/{}", entry.unwrap().file_name().to_string_lossy())
+        })
+        .filter(|file| !expected.contains(file))
+        .map(|file| format!("book/src/{file} is pinned but no chapter asks for it"))
+        .collect();
+    assert_no_problems(&stale);
+}
+
+#[test]
+fn internal_links_land_on_a_chapter_and_heading() {
+    let listed: BTreeSet<String> = chapters().into_iter().collect();
+    let src = book_src();
+    let mut checked = 0;
+    let mut problems = Vec::new();
+    for page in markdown_files() {
+        let markdown = read_text(&src.join(&page));
+        for link in links(&markdown) {
+            if is_external(&link.target) {
+                continue;
+            }
+            checked += 1;
+            let place = format!("{page}:{}: link to `{}`", link.line, link.target);
+            let (path, fragment) = match link.target.split_once('#') {
+                Some((path, fragment)) => (path, Some(fragment)),
+                None => (link.target.as_str(), None),
+            };
+            let target = if path.is_empty() {
+                page.clone()
+            } else if let Some(target) = resolve(&page, path) {
+                target
+            } else {
+                problems.push(format!("{place}: leaves book/src"));
+                continue;
+            };
+            if !src.join(&target).is_file() {
+                problems.push(format!("{place}: no such file"));
+                continue;
+            }
+            let is_page = Path::new(&target).extension().is_some_and(|e| e == "md");
+            if is_page && page != "SUMMARY.md" && !listed.contains(&target) {
+                problems.push(format!("{place}: {target} is not in SUMMARY.md"));
+            }
+            if let Some(fragment) = fragment {
+                let ids = heading_ids(&read_text(&src.join(&target)));
+                if !ids.contains(fragment) {
+                    problems.push(format!(
+                        "{place}: {target} has no heading #{fragment}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(checked > 0, "found no internal links to check");
+    assert_no_problems(&problems);
+}
+
+fn is_external(target: &str) -> bool {
+    target.contains("://") || target.starts_with("mailto:")
+}
+
+/// Resolves `path`, written in `page`, to a path relative to `book/src`;
+/// `None` when it climbs out of `book/src` (it would not exist on the web).
+fn resolve(page: &str, path: &str) -> Option<String> {
+    let mut parts: Vec<String> = Path::new(page)
+        .parent()
+        .map(|dir| {
+            dir.components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    for component in PathBuf::from(path).components() {
+        match component {
+            Component::Normal(part) => {
+                parts.push(part.to_string_lossy().into_owned());
+            }
+            Component::CurDir => {}
+            Component::ParentDir => {
+                parts.pop()?;
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(parts.join("/"))
+}
