@@ -199,14 +199,13 @@ fn pinned_diffs_match_the_crates() {
             ));
         }
     }
-    if !problems.is_empty() {
-        problems.push(format!(
-            "If the change to the steps is intended, rewrite the pinned diffs with\n    \
-             {UPDATE_DIFFS_COMMAND}\nthen read each one: it should show only the one \
-             capability its step adds."
-        ));
-    }
-    assert_no_problems(&problems);
+    assert!(
+        problems.is_empty(),
+        "{}\nIf the change to the steps is intended, rewrite the pinned diffs with\n    \
+         {UPDATE_DIFFS_COMMAND}\nthen read each one: it should show only the one \
+         capability its step adds.",
+        problems.join("\n")
+    );
 }
 
 #[test]
