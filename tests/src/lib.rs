@@ -1,12 +1,21 @@
 //! Plumbing shared by the workshop's tests: build and run a step's real
 //! binary, and turn what it printed into a transcript a snapshot can pin;
-//! read the book's sources (`book`) so its checks can find what mdBook misses.
+//! read the book's sources (`book`) so its checks can find what mdBook misses;
+//! bound a test that could hang, and count a future's polls.
 
 pub mod book;
 
+use std::cell::Cell;
 use std::fmt;
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::process::Command;
+use std::rc::Rc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::task::{Context, Poll};
+use std::thread;
+use std::time::Duration;
 
 /// Builds `package`'s binary from the current source and runs it with `args`.
 ///
@@ -95,4 +104,64 @@ pub fn snapshot_settings() -> insta::Settings {
     settings.set_prepend_module_to_snapshot(false);
     settings.set_omit_expression(true);
     settings
+}
+
+/// Runs `work` on a thread of its own and returns what it returned, or fails
+/// the test once `limit` has passed.
+///
+/// For tests whose bug would be a hang: a lost wake-up leaves a loop blocked
+/// in `poll` for ever, and the test should say so instead of never ending.
+/// (The stuck thread is left behind; the failing test ends the process.)
+pub fn within<T: Send + 'static>(
+    limit: Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (done, result) = mpsc::channel();
+    let worker = thread::spawn(move || {
+        // The receiver is gone only if we already failed the test.
+        let _ = done.send(work());
+    });
+    match result.recv_timeout(limit) {
+        Ok(value) => value,
+        Err(RecvTimeoutError::Timeout) => {
+            panic!("still running after {limit:?}: a lost wake-up?")
+        }
+        // `work` panicked: fail with its own message.
+        Err(RecvTimeoutError::Disconnected) => match worker.join() {
+            Err(panic) => std::panic::resume_unwind(panic),
+            Ok(()) => unreachable!("the worker sends before it ends"),
+        },
+    }
+}
+
+/// A future wrapped so a test can count its polls, and fail if it is ever
+/// polled again after it completed.
+#[derive(Debug)]
+pub struct Counted<F> {
+    future: Pin<Box<F>>,
+    polls: Rc<Cell<u32>>,
+    completed: bool,
+}
+
+/// Wraps `future`; the counter tells how many times it has been polled.
+pub fn counted<F: Future>(future: F) -> (Counted<F>, Rc<Cell<u32>>) {
+    let polls = Rc::new(Cell::new(0));
+    let counted = Counted {
+        future: Box::pin(future),
+        polls: Rc::clone(&polls),
+        completed: false,
+    };
+    (counted, polls)
+}
+
+impl<F: Future> Future for Counted<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        assert!(!self.completed, "a future was polled after it completed");
+        self.polls.set(self.polls.get() + 1);
+        let poll = self.future.as_mut().poll(cx);
+        self.completed = poll.is_ready();
+        poll
+    }
 }

@@ -29,3 +29,13 @@ fn step03_default_run() {
 fn step03_rejects_an_unknown_argument() {
     assert_run("step03-bogus-argument", "step03", &["--bogus"]);
 }
+
+#[test]
+fn step05_default_run() {
+    assert_run("step05", "step05", &[]);
+}
+
+#[test]
+fn step05_rejects_an_unknown_argument() {
+    assert_run("step05-bogus-argument", "step05", &["--bogus"]);
+}

@@ -1,0 +1,135 @@
+//! Step 5's tasks: `spawn` and `block_on`, what runs when, and what is left
+//! when `block_on` returns or the loop is dropped.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::Duration;
+
+use step05::{EventLoop, sleep, yield_now};
+use workshop_tests::within;
+
+/// Far more than any of these tests needs: reaching it means a hang.
+const LIMIT: Duration = Duration::from_secs(20);
+
+fn new_loop() -> Rc<EventLoop> {
+    Rc::new(EventLoop::new().expect("a new poller"))
+}
+
+#[test]
+fn block_on_returns_what_its_future_returns() {
+    within(LIMIT, || {
+        let lp = new_loop();
+        assert_eq!(lp.block_on(async { 6 * 7 }).unwrap(), 42);
+        let greeting = lp.block_on(async {
+            yield_now().await;
+            String::from("after a yield")
+        });
+        assert_eq!(greeting.unwrap(), "after a yield");
+    });
+}
+
+#[test]
+fn tasks_take_turns_in_the_order_they_were_spawned() {
+    within(LIMIT, || {
+        let lp = new_loop();
+        let log = Rc::new(RefCell::new(Vec::new()));
+        for name in ["a", "b", "c"] {
+            let log = Rc::clone(&log);
+            lp.spawn(async move {
+                for round in 0..3 {
+                    log.borrow_mut().push(format!("{name}{round}"));
+                    yield_now().await;
+                }
+            });
+        }
+        lp.block_on(async {
+            for _ in 0..4 {
+                yield_now().await;
+            }
+        })
+        .unwrap();
+        assert_eq!(
+            log.borrow().join(" "),
+            "a0 b0 c0 a1 b1 c1 a2 b2 c2",
+            "each yield lets every other ready task run once"
+        );
+    });
+}
+
+#[test]
+fn a_task_does_nothing_until_the_loop_polls_it() {
+    within(LIMIT, || {
+        let lp = new_loop();
+        let started = Rc::new(Cell::new(false));
+        let flag = Rc::clone(&started);
+        lp.spawn(async move { flag.set(true) });
+        assert!(!started.get(), "spawn only queues the task");
+        lp.block_on(async {}).unwrap();
+        assert!(started.get());
+    });
+}
+
+#[test]
+fn block_on_returns_when_its_own_future_is_done_and_leaves_other_tasks_pending() {
+    within(LIMIT, || {
+        let lp = new_loop();
+        let steps = Rc::new(Cell::new(0));
+        let counter = Rc::clone(&steps);
+        lp.spawn(async move {
+            for _ in 0..10 {
+                counter.set(counter.get() + 1);
+                yield_now().await;
+            }
+        });
+
+        lp.block_on(yield_now()).unwrap();
+        let after_first = steps.get();
+        assert!(after_first < 10, "block_on did not wait for the other task");
+
+        lp.block_on(async {
+            for _ in 0..20 {
+                yield_now().await;
+            }
+        })
+        .unwrap();
+        assert_eq!(steps.get(), 10, "the next block_on carried on with it");
+    });
+}
+
+/// Sets its flag when dropped: shows that a future's destructor ran.
+struct DropFlag(Rc<Cell<bool>>);
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.set(true);
+    }
+}
+
+#[test]
+fn dropping_the_loop_drops_its_pending_tasks() {
+    within(LIMIT, || {
+        let dropped = Rc::new(Cell::new(false));
+        let flag = DropFlag(Rc::clone(&dropped));
+        let lp = new_loop();
+        lp.spawn(async move {
+            let _flag = flag;
+            sleep(Duration::from_secs(60)).await;
+        });
+        lp.block_on(yield_now()).unwrap();
+        assert!(!dropped.get(), "the task is still asleep on the loop");
+
+        drop(lp);
+        assert!(dropped.get(), "no reference cycle kept the task alive");
+    });
+}
+
+#[test]
+#[should_panic(expected = "no event loop is running on this thread")]
+fn sleep_outside_block_on_says_what_is_missing() {
+    within(LIMIT, || {
+        let lp = new_loop();
+        lp.spawn(sleep(Duration::from_millis(1)));
+        // `run` drives callbacks only; tasks that need the loop need `block_on`.
+        lp.run().unwrap();
+    });
+}

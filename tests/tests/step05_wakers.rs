@@ -1,0 +1,242 @@
+//! Step 5's wakers: a wake-up queues one poll, never more, never too late,
+//! and never none, from whichever thread it comes.
+
+use std::cell::RefCell;
+use std::future::{self, Future};
+use std::rc::Rc;
+use std::sync::mpsc;
+use std::task::{Poll, Waker};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use step05::{EventLoop, yield_now};
+use workshop_tests::{counted, within};
+
+/// Far more than any of these tests needs: reaching it means a hang.
+const LIMIT: Duration = Duration::from_secs(20);
+
+/// Where a test's future leaves its waker for the test to wake.
+type WakerSlot = Rc<RefCell<Option<Waker>>>;
+
+/// A future that never completes; it leaves its latest waker in `slot`.
+fn parked(slot: &WakerSlot) -> impl Future<Output = ()> + use<> {
+    let slot = Rc::clone(slot);
+    future::poll_fn(move |cx| {
+        *slot.borrow_mut() = Some(cx.waker().clone());
+        Poll::Pending
+    })
+}
+
+fn new_loop() -> Rc<EventLoop> {
+    Rc::new(EventLoop::new().expect("a new poller"))
+}
+
+async fn yield_times(turns: u32) {
+    for _ in 0..turns {
+        yield_now().await;
+    }
+}
+
+#[test]
+fn a_task_woken_twice_before_it_runs_is_polled_once() {
+    within(LIMIT, || {
+        let lp = new_loop();
+        let slot = WakerSlot::default();
+        let (task, polls) = counted(parked(&slot));
+        lp.spawn(task);
+
+        let polls_seen = lp
+            .block_on(async move {
+                yield_now().await; // the parked task has had its first poll
+                let waker = slot.borrow().clone().expect("polled once already");
+                waker.wake_by_ref();
+                waker.wake_by_ref();
+                yield_times(3).await; // room for a second and a third poll
+                polls.get()
+            })
+            .unwrap();
+
+        assert_eq!(polls_seen, 2, "one poll to start, one for both wake-ups");
+    });
+}
+
+#[test]
+fn a_task_that_wakes_itself_while_polled_is_polled_again() {
+    let polls = within(Duration::from_secs(5), || {
+        let (task, polls) = counted(future::poll_fn(|cx| {
+            // Wakes itself twice before it is done, like `yield_now`, but
+            // with nothing else on the loop to wake it if this were lost.
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }));
+        let lp = new_loop();
+        lp.spawn(task);
+        lp.block_on(yield_times(2)).unwrap();
+        polls.get()
+    });
+    // Spawned before the main task, the self-waking task is polled once in
+    // each of the three turns the main task needs to yield twice and return.
+    assert_eq!(polls, 3);
+}
+
+#[test]
+fn a_self_waking_main_task_runs_to_completion() {
+    let polls = within(Duration::from_secs(5), || {
+        let mut left = 3;
+        let (task, polls) = counted(future::poll_fn(move |cx| {
+            if left == 0 {
+                return Poll::Ready(());
+            }
+            left -= 1;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }));
+        new_loop().block_on(task).unwrap();
+        polls.get()
+    });
+    assert_eq!(polls, 4);
+}
+
+#[test]
+fn a_finished_task_is_never_polled_again_however_often_it_is_woken() {
+    within(LIMIT, || {
+        let lp = new_loop();
+        let slot = WakerSlot::default();
+        let task_slot = Rc::clone(&slot);
+        // `counted` fails the test if the task is polled after it returned.
+        let (task, polls) = counted(future::poll_fn(move |cx| {
+            *task_slot.borrow_mut() = Some(cx.waker().clone());
+            Poll::Ready(())
+        }));
+        lp.spawn(task);
+
+        lp.block_on(async move {
+            yield_now().await; // the task ran and finished
+            let waker = slot.borrow().clone().expect("the task ran");
+            for _ in 0..3 {
+                waker.wake_by_ref();
+                yield_now().await;
+            }
+            let from_another_thread = waker.clone();
+            thread::spawn(move || from_another_thread.wake())
+                .join()
+                .unwrap();
+            yield_times(3).await;
+        })
+        .unwrap();
+
+        assert_eq!(polls.get(), 1);
+    });
+}
+
+#[test]
+fn waking_a_task_after_its_loop_is_gone_is_harmless() {
+    within(LIMIT, || {
+        let slot = WakerSlot::default();
+        {
+            let lp = new_loop();
+            lp.spawn(parked(&slot));
+            lp.block_on(yield_now()).unwrap();
+        }
+        let waker = slot.borrow_mut().take().expect("the task was polled");
+        waker.wake_by_ref();
+        thread::spawn(move || waker.wake()).join().unwrap();
+    });
+}
+
+#[test]
+fn a_wake_from_another_thread_ends_a_blocked_poll_promptly() {
+    let delay = within(Duration::from_secs(10), || {
+        let (send_waker, waker) = mpsc::channel::<Waker>();
+        let waker_thread = thread::spawn(move || {
+            let waker = waker.recv().expect("the task sends its waker");
+            // Long enough for the loop to be blocked in `poll` by now.
+            thread::sleep(Duration::from_millis(200));
+            let woken_at = Instant::now();
+            waker.wake();
+            woken_at
+        });
+
+        // No timer and no socket: only the wake-up can end the loop's wait.
+        let mut sent = false;
+        let resumed_at = new_loop()
+            .block_on(future::poll_fn(move |cx| {
+                if sent {
+                    return Poll::Ready(Instant::now());
+                }
+                send_waker.send(cx.waker().clone()).unwrap();
+                sent = true;
+                Poll::Pending
+            }))
+            .unwrap();
+        resumed_at - waker_thread.join().unwrap()
+    });
+    // A few milliseconds normally; generous for a machine under load.
+    assert!(
+        delay < Duration::from_millis(500),
+        "resumed {delay:?} after"
+    );
+}
+
+#[test]
+fn callbacks_and_tasks_may_spawn_schedule_and_wake_while_the_loop_runs_them() {
+    within(LIMIT, || {
+        let lp = new_loop();
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let note =
+            |log: &Rc<RefCell<Vec<&'static str>>>, line| log.borrow_mut().push(line);
+
+        // A parked task that a running task will wake.
+        let slot = WakerSlot::default();
+        let parked_log = Rc::clone(&log);
+        let parked_slot = Rc::clone(&slot);
+        let mut first_poll = true;
+        lp.spawn(future::poll_fn(move |cx| {
+            if first_poll {
+                first_poll = false;
+                *parked_slot.borrow_mut() = Some(cx.waker().clone());
+                return Poll::Pending;
+            }
+            note(&parked_log, "parked task woken by another task");
+            Poll::Ready(())
+        }));
+
+        // A callback that spawns a task, and schedules a callback that does too.
+        let callback_log = Rc::clone(&log);
+        lp.call_soon(move |lp| {
+            let task_log = Rc::clone(&callback_log);
+            lp.spawn(async move { note(&task_log, "task spawned by a callback") });
+            lp.call_soon(move |lp| {
+                note(&callback_log, "callback scheduled by a callback");
+                lp.spawn(
+                    async move { note(&callback_log, "task spawned by that one") },
+                );
+            });
+        });
+
+        // A task that spawns a task (through a clone of the loop) and wakes one.
+        let spawner_log = Rc::clone(&log);
+        let spawner_loop = Rc::clone(&lp);
+        lp.spawn(async move {
+            yield_now().await;
+            let child_log = Rc::clone(&spawner_log);
+            spawner_loop
+                .spawn(async move { note(&child_log, "task spawned by a task") });
+            slot.borrow().as_ref().expect("parked first").wake_by_ref();
+        });
+
+        lp.block_on(yield_times(5)).unwrap();
+        let mut lines = log.borrow().clone();
+        lines.sort_unstable();
+        assert_eq!(
+            lines,
+            [
+                "callback scheduled by a callback",
+                "parked task woken by another task",
+                "task spawned by a callback",
+                "task spawned by a task",
+                "task spawned by that one",
+            ]
+        );
+    });
+}
