@@ -11,6 +11,15 @@
 //! not "this socket is readable" on every poll. So the rule for every
 //! callback is: try the operation first, keep going until the OS answers
 //! `WouldBlock`, and only then wait again.
+//!
+//! This file is the loop. What runs on it lives beside it: `net` (the
+//! listening socket and the accept loop), `echo` (the echo server), `slow`
+//! (a server that answers after a delay) and `client` (a client on the loop).
+
+pub mod client;
+pub mod echo;
+pub mod net;
+pub mod slow;
 
 use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
