@@ -2,6 +2,8 @@
 //! stream, with its exit code. The book shows these files as the console
 //! output of each chapter, so a change here is a change the reader sees.
 
+use std::net::TcpListener;
+
 use workshop_tests::{run_step, snapshot_settings};
 
 fn assert_run(name: &str, package: &str, args: &[&str]) {
@@ -31,6 +33,34 @@ fn step03_rejects_an_unknown_argument() {
 }
 
 #[test]
+fn step04_default_run() {
+    assert_run("step04", "step04", &[]);
+}
+
+#[test]
+fn step04_rejects_an_unknown_argument() {
+    assert_run("step04-bogus-argument", "step04", &["--bogus"]);
+}
+
+#[test]
+fn step04_rejects_an_address_that_does_not_parse() {
+    assert_run("step04-bad-address", "step04", &["serve", "localhost:http"]);
+}
+
+#[test]
+fn step04_names_the_address_already_in_use() {
+    let taken = TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = taken.local_addr().expect("a bound address").to_string();
+    let transcript = run_step("step04", &["serve", &addr]);
+    let mut settings = snapshot_settings();
+    // The port is whatever the OS handed out this time.
+    settings.add_filter(&format!(r"\b{}\b", regex_escape(&addr)), "127.0.0.1:PORT");
+    settings.bind(|| {
+        insta::assert_snapshot!("step04-port-in-use", transcript.to_string());
+    });
+}
+
+#[test]
 fn step05_default_run() {
     assert_run("step05", "step05", &[]);
 }
@@ -38,4 +68,8 @@ fn step05_default_run() {
 #[test]
 fn step05_rejects_an_unknown_argument() {
     assert_run("step05-bogus-argument", "step05", &["--bogus"]);
+}
+
+fn regex_escape(text: &str) -> String {
+    text.replace('.', r"\.")
 }
