@@ -1,0 +1,399 @@
+//! Every workload, run on every side, round by round.
+
+use std::io::{self, Write};
+use std::path::Path;
+use std::time::Duration;
+
+use crate::table::group_thousands;
+use crate::table::{Better, Row, Table, median, percentile};
+use crate::{EchoPlan, Plan, ServerProcess, Side};
+
+/// Runs every workload of `plan` (those whose id contains `only`, if given)
+/// on every side and returns the table of medians.
+///
+/// Sides take turns within each round (warm-ups first, then measured runs),
+/// so a slow spell on the machine hits every side alike rather than the one
+/// whose turn it happened to be. `server` is the program whose `serve-echo`
+/// mode runs a side's echo server in its own process; without it, that
+/// workload is left out. Progress goes to `log`.
+pub fn run(
+    sides: &[Side],
+    plan: &Plan,
+    server: Option<&Path>,
+    only: Option<&str>,
+    log: &mut dyn Write,
+) -> io::Result<Table> {
+    let mut table = Table {
+        sides: sides.iter().map(|side| side.name.to_owned()).collect(),
+        rows: Vec::new(),
+    };
+    for workload in workloads(plan, server) {
+        if only.is_some_and(|only| !workload.id.contains(only)) {
+            continue;
+        }
+        write!(log, "{} ", workload.label)?;
+        let mut runs = vec![Vec::new(); sides.len()];
+        for round in 0..plan.warmups + plan.runs {
+            for (side, results) in sides.iter().zip(&mut runs) {
+                let values = (workload.measure)(side)?;
+                if round >= plan.warmups {
+                    results.push(values);
+                }
+            }
+            write!(log, ".")?;
+            log.flush()?;
+        }
+        writeln!(log)?;
+        table.rows.extend(workload.rows(&runs));
+    }
+    Ok(table)
+}
+
+/// One workload: what it is called, what it reports, and how to run it once
+/// on a side, giving one value per metric.
+struct Workload<'a> {
+    id: String,
+    label: String,
+    metrics: &'static [Metric],
+    measure: Measure<'a>,
+}
+
+/// Runs a workload once on a side, giving one value per metric.
+type Measure<'a> = Box<dyn Fn(&Side) -> io::Result<Vec<f64>> + 'a>;
+
+/// One number a workload reports.
+struct Metric {
+    id: &'static str,
+    name: &'static str,
+    better: Better,
+}
+
+impl Workload<'_> {
+    /// One row per metric; each value is that side's median over its runs,
+    /// except a count that must stay zero, which shows its worst run.
+    fn rows(&self, runs: &[Vec<Vec<f64>>]) -> Vec<Row> {
+        let row = |(m, metric): (usize, &Metric)| Row {
+            id: format!("{}.{}", self.id, metric.id),
+            workload: self.label.clone(),
+            metric: metric.name,
+            better: metric.better,
+            values: runs
+                .iter()
+                .map(|side_runs| {
+                    let values: Vec<f64> =
+                        side_runs.iter().map(|run| run[m]).collect();
+                    match metric.better {
+                        Better::Zero => values.into_iter().reduce(f64::max),
+                        _ => Some(median(&values)),
+                    }
+                })
+                .collect(),
+        };
+        self.metrics.iter().enumerate().map(row).collect()
+    }
+}
+
+/// The workloads of issue 7, numbered as it numbers them, then how the cost
+/// of spawning, of timers and of echoing grows with their number.
+fn workloads<'a>(plan: &'a Plan, server: Option<&'a Path>) -> Vec<Workload<'a>> {
+    let mut all = vec![
+        spawn_join("spawn", "1 spawn and join", plan.spawn_tasks),
+        yield_switch(plan),
+        sleeps("sleeps", "3", plan, plan.sleeps, false),
+        sleeps("sleeps_half", "3", plan, plan.sleeps, true),
+        lateness(plan),
+        echo("echo", echo_label(plan.echo), plan.echo),
+    ];
+    if let Some(program) = server {
+        all.push(echo_server_process(plan, program));
+    }
+    all.extend([stream(plan), idle(plan)]);
+    for &count in &plan.scale_counts {
+        all.push(spawn_join(
+            &format!("scale.spawn.{count}"),
+            "spawn cost:",
+            count,
+        ));
+    }
+    for &count in &plan.scale_counts {
+        all.push(timer_cost(plan, count));
+    }
+    for &connections in &plan.scale_connections {
+        let id = format!("scale.echo.{connections}");
+        let plural = if connections == 1 { "" } else { "s" };
+        let label =
+            format!("echo throughput: {} connection{plural}", count(connections));
+        all.push(echo(&id, label, plan.scaled_echo(connections)));
+    }
+    all
+}
+
+fn spawn_join<'a>(id: &str, title: &str, tasks: usize) -> Workload<'a> {
+    const METRICS: &[Metric] = &[Metric {
+        id: "ns_per_task",
+        name: "ns per task",
+        better: Better::Lower,
+    }];
+    Workload {
+        id: id.to_owned(),
+        label: format!("{title} {} empty tasks", count(tasks)),
+        metrics: METRICS,
+        measure: Box::new(move |side| {
+            let sample = (side.spawn_join)(tasks);
+            Ok(vec![nanos_each(sample.wall, tasks)])
+        }),
+    }
+}
+
+fn yield_switch<'a>(plan: &Plan) -> Workload<'a> {
+    const METRICS: &[Metric] = &[Metric {
+        id: "ns_per_switch",
+        name: "ns per switch",
+        better: Better::Lower,
+    }];
+    let switches = plan.yield_switches;
+    Workload {
+        id: "yield".to_owned(),
+        label: format!("2 two tasks yield to each other {} times", count(switches)),
+        metrics: METRICS,
+        measure: Box::new(move |side| {
+            let sample = (side.yield_switch)(switches);
+            Ok(vec![nanos_each(sample.wall, switches)])
+        }),
+    }
+}
+
+fn sleeps<'a>(
+    id: &str,
+    number: &str,
+    plan: &Plan,
+    sleeps: usize,
+    cancel_half: bool,
+) -> Workload<'a> {
+    const METRICS: &[Metric] = &[
+        Metric {
+            id: "wall_ms",
+            name: "wall ms",
+            better: Better::Lower,
+        },
+        Metric {
+            id: "cpu_ms",
+            name: "CPU ms",
+            better: Better::Lower,
+        },
+    ];
+    let delays = plan.sleep_delays(sleeps);
+    let cancelled = if cancel_half { ", half cancelled" } else { "" };
+    Workload {
+        id: id.to_owned(),
+        label: format!(
+            "{number} {} sleeps of 0-{}{cancelled}",
+            count(sleeps),
+            duration(plan.sleep_max)
+        ),
+        metrics: METRICS,
+        measure: Box::new(move |side| {
+            let sample = (side.sleeps)(&delays, cancel_half);
+            Ok(vec![millis(sample.wall), millis(sample.cpu)])
+        }),
+    }
+}
+
+fn timer_cost<'a>(plan: &Plan, sleeps: usize) -> Workload<'a> {
+    const METRICS: &[Metric] = &[Metric {
+        id: "cpu_ns_per_sleep",
+        name: "CPU ns per sleep",
+        better: Better::Lower,
+    }];
+    let delays = plan.sleep_delays(sleeps);
+    Workload {
+        id: format!("scale.timers.{sleeps}"),
+        label: format!(
+            "timer cost: {} sleeps of 0-{}",
+            count(sleeps),
+            duration(plan.sleep_max)
+        ),
+        metrics: METRICS,
+        measure: Box::new(move |side| {
+            let sample = (side.sleeps)(&delays, false);
+            Ok(vec![nanos_each(sample.cpu, sleeps)])
+        }),
+    }
+}
+
+fn lateness<'a>(plan: &Plan) -> Workload<'a> {
+    const METRICS: &[Metric] = &[
+        Metric {
+            id: "p50_ms",
+            name: "late p50 ms",
+            better: Better::Lower,
+        },
+        Metric {
+            id: "p99_ms",
+            name: "late p99 ms",
+            better: Better::Lower,
+        },
+        Metric {
+            id: "max_ms",
+            name: "late max ms",
+            better: Better::Lower,
+        },
+        Metric {
+            id: "early",
+            name: "early wake-ups",
+            better: Better::Zero,
+        },
+    ];
+    let offsets = plan.lateness_offsets();
+    Workload {
+        id: "lateness".to_owned(),
+        label: format!(
+            "4 {} sleeps spread over {}",
+            count(offsets.len()),
+            duration(plan.lateness_spread)
+        ),
+        metrics: METRICS,
+        measure: Box::new(move |side| {
+            #[allow(clippy::cast_precision_loss)]
+            let mut late: Vec<f64> = (side.lateness)(&offsets)
+                .into_iter()
+                .map(|nanos| nanos as f64 / 1e6)
+                .collect();
+            late.sort_by(f64::total_cmp);
+            let early = late.iter().filter(|&&ms| ms < 0.0).count();
+            Ok(vec![
+                percentile(&late, 50.0),
+                percentile(&late, 99.0),
+                percentile(&late, 100.0),
+                as_f64(early),
+            ])
+        }),
+    }
+}
+
+fn echo_label(echo: EchoPlan) -> String {
+    format!(
+        "5 echo, {} conns × {} round trips of {} B",
+        count(echo.connections),
+        count(echo.round_trips),
+        echo.message_len,
+    )
+}
+
+const ROUND_TRIPS: Metric = Metric {
+    id: "round_trips_per_s",
+    name: "round trips/s",
+    better: Better::Higher,
+};
+
+fn echo<'a>(id: &str, label: String, echo: EchoPlan) -> Workload<'a> {
+    const METRICS: &[Metric] = &[ROUND_TRIPS];
+    Workload {
+        id: id.to_owned(),
+        label,
+        metrics: METRICS,
+        measure: Box::new(move |side| {
+            let sample = (side.echo)(echo)?;
+            Ok(vec![per_second(echo.total_round_trips(), sample.wall)])
+        }),
+    }
+}
+
+fn echo_server_process<'a>(plan: &Plan, program: &'a Path) -> Workload<'a> {
+    const METRICS: &[Metric] = &[
+        ROUND_TRIPS,
+        Metric {
+            id: "server_cpu_us_per_round_trip",
+            name: "server CPU µs per round trip",
+            better: Better::Lower,
+        },
+    ];
+    let echo = plan.echo;
+    Workload {
+        id: "echo_process".to_owned(),
+        label: "5 the same, server in its own process".to_owned(),
+        metrics: METRICS,
+        measure: Box::new(move |side| {
+            let mut server = ServerProcess::start(program, side.name)?;
+            let before = server.cpu_time()?;
+            let sample = (side.echo_clients)(server.addr(), echo)?;
+            let server_cpu = server.cpu_time()?.saturating_sub(before);
+            let trips = echo.total_round_trips();
+            Ok(vec![
+                per_second(trips, sample.wall),
+                server_cpu.as_secs_f64() * 1e6 / as_f64(trips),
+            ])
+        }),
+    }
+}
+
+fn stream<'a>(plan: &Plan) -> Workload<'a> {
+    const METRICS: &[Metric] = &[Metric {
+        id: "gb_per_s",
+        name: "GB/s",
+        better: Better::Higher,
+    }];
+    let bytes = plan.stream_bytes;
+    Workload {
+        id: "stream".to_owned(),
+        label: format!(
+            "6 one connection streams {} MiB through the echo",
+            bytes / (1024 * 1024)
+        ),
+        metrics: METRICS,
+        measure: Box::new(move |side| {
+            let sample = (side.stream)(bytes)?;
+            Ok(vec![per_second(bytes, sample.wall) / 1e9])
+        }),
+    }
+}
+
+fn idle<'a>(plan: &Plan) -> Workload<'a> {
+    const METRICS: &[Metric] = &[Metric {
+        id: "cpu_us",
+        name: "CPU µs while waiting",
+        better: Better::Lower,
+    }];
+    let wait = plan.idle_wait;
+    Workload {
+        id: "idle".to_owned(),
+        label: format!("7 idle, one timer {} away", duration(wait)),
+        metrics: METRICS,
+        measure: Box::new(move |side| {
+            let sample = (side.idle)(wait);
+            Ok(vec![sample.cpu.as_secs_f64() * 1e6])
+        }),
+    }
+}
+
+fn nanos_each(total: Duration, items: usize) -> f64 {
+    total.as_secs_f64() * 1e9 / as_f64(items)
+}
+
+fn per_second(items: usize, took: Duration) -> f64 {
+    as_f64(items) / took.as_secs_f64()
+}
+
+fn millis(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e3
+}
+
+/// Counts in these workloads stay far below 2^52, where f64 is exact.
+#[allow(clippy::cast_precision_loss)]
+fn as_f64(count: usize) -> f64 {
+    count as f64
+}
+
+/// `100,000`: counts in labels, grouped as the issue writes them.
+fn count(n: usize) -> String {
+    group_thousands(as_f64(n))
+}
+
+/// `1.0 s` or `100 ms`: durations in labels.
+fn duration(duration: Duration) -> String {
+    if duration >= Duration::from_secs(1) {
+        format!("{:.1} s", duration.as_secs_f64())
+    } else {
+        format!("{} ms", duration.as_millis())
+    }
+}

@@ -1,0 +1,147 @@
+//! The benchmarks at tiny sizes, on every side: each workload runs and
+//! reports sane numbers, and each echo server process behaves. CI builds and
+//! checks the benchmarks this way; it never runs them at full size.
+
+#[path = "../sides/mod.rs"]
+mod sides;
+
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use bench::{Better, Plan, ServerProcess};
+use sides::ALL;
+
+/// The `compare` benchmark binary, built once by Cargo (so never stale): its
+/// `serve-echo` mode is the echo server process.
+fn compare_binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let messages = escargot::CargoBuild::new()
+            .manifest_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
+            .package("bench")
+            .args(["--bench", "compare"])
+            .exec()
+            .expect("cargo builds the compare benchmark");
+        for message in messages {
+            let message = message.expect("cargo's build message");
+            if let Ok(escargot::format::Message::CompilerArtifact(artifact)) =
+                message.decode()
+            {
+                if let (true, Some(path)) =
+                    (artifact.target.name == "compare", artifact.executable)
+                {
+                    return path.into_owned();
+                }
+            }
+        }
+        panic!("cargo named no compare binary");
+    })
+}
+
+#[test]
+fn every_workload_reports_a_number_for_every_metric() {
+    let plan = Plan::tiny();
+    let table =
+        bench::run(ALL, &plan, Some(compare_binary()), None, &mut io::sink())
+            .expect("every workload runs");
+    let scaled = 2 * plan.scale_counts.len() + plan.scale_connections.len();
+    // spawn, yield, 2 sleeps x 2, lateness 4, echo, echo process 2, stream, idle
+    assert_eq!(table.rows.len(), 15 + scaled);
+    for row in &table.rows {
+        for (side, value) in table.sides.iter().zip(&row.values) {
+            let value =
+                value.unwrap_or_else(|| panic!("{side}: {} has none", row.id));
+            assert!(
+                value.is_finite() && value >= 0.0,
+                "{side}: {}: {value}",
+                row.id
+            );
+            if row.better != Better::Zero {
+                assert!(value > 0.0, "{side}: {}: {value}", row.id);
+            }
+        }
+    }
+}
+
+#[test]
+fn no_sleep_wakes_before_its_deadline() {
+    let offsets: Vec<_> =
+        (1..=200).map(|i| Duration::from_micros(i * 500)).collect();
+    for side in ALL {
+        let late = (side.lateness)(&offsets);
+        assert_eq!(late.len(), offsets.len());
+        assert!(
+            late.iter().all(|&nanos| nanos >= 0),
+            "{}: {late:?}",
+            side.name
+        );
+    }
+}
+
+#[test]
+fn waiting_on_a_timer_burns_next_to_no_cpu() {
+    for side in ALL {
+        let sample = (side.idle)(Duration::from_millis(200));
+        assert!(sample.wall >= Duration::from_millis(200));
+        // A busy loop would burn the whole 200 ms; a blocked one some µs.
+        assert!(
+            sample.cpu < Duration::from_millis(20),
+            "{}: {sample:?}",
+            side.name
+        );
+    }
+}
+
+#[test]
+fn half_cancelled_sleeps_and_streams_complete() {
+    let delays = Plan::tiny().sleep_delays(1_000);
+    for side in ALL {
+        let sample = (side.sleeps)(&delays, true);
+        assert!(
+            sample.wall < Duration::from_secs(5),
+            "{}: {sample:?}",
+            side.name
+        );
+        let sample = (side.stream)(4 * 1024 * 1024).expect("4 MiB stream through");
+        assert!(
+            sample.wall < Duration::from_secs(5),
+            "{}: {sample:?}",
+            side.name
+        );
+    }
+}
+
+#[test]
+fn each_server_process_echoes_reports_its_cpu_and_dies_with_its_handle() {
+    for side in ALL {
+        let mut server = ServerProcess::start(compare_binary(), side.name).unwrap();
+        let addr = server.addr();
+        let before = server.cpu_time().unwrap();
+
+        let mut client = TcpStream::connect(addr).unwrap();
+        client
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        client.write_all(b"hello").unwrap();
+        let mut reply = [0; 5];
+        client.read_exact(&mut reply).unwrap();
+        assert_eq!(&reply, b"hello", "{}", side.name);
+        assert!(server.cpu_time().unwrap() >= before);
+
+        drop(server);
+        // Its listener went with it.
+        assert!(TcpStream::connect(addr).is_err(), "{}", side.name);
+    }
+}
+
+#[test]
+fn a_server_process_for_an_unknown_side_fails_cleanly() {
+    let err = ServerProcess::start(compare_binary(), "nonesuch").unwrap_err();
+    assert!(
+        err.to_string().contains("no side called `nonesuch`"),
+        "{err}"
+    );
+}
