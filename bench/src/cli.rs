@@ -119,21 +119,28 @@ fn compare(sides: &[Side], options: &Options) -> io::Result<()> {
     }
     let program = env::current_exe()?;
     let only = options.only.as_deref();
+    let load = load_average();
     let mut table = run(sides, &plan, Some(&program), only, &mut io::stderr())?;
     if options.python {
         add_python_sides(&mut table, options.quick, only)?;
     }
-    println!("{}", report_heading(sides, &plan, options));
+    println!("{}", report_heading(sides, &plan, options, &load));
     print!("{}", table.to_markdown());
     Ok(())
 }
 
-fn report_heading(sides: &[Side], plan: &Plan, options: &Options) -> String {
+fn report_heading(
+    sides: &[Side],
+    plan: &Plan,
+    options: &Options,
+    load: &str,
+) -> String {
     let names: Vec<&str> = sides.iter().map(|side| side.name).collect();
     let cpus = std::thread::available_parallelism().map_or(0, usize::from);
     format!(
         "## {} ({} plan)\n\n\
-         Measured {} on this machine: {cpus} CPUs, {}, {}, tokio {}.\n\
+         Measured {} on this machine: {cpus} CPUs, {}, {}, tokio {}; \
+         load average {load} when it started.\n\
          Each value is the median of {} runs, after {} warm-up run(s) thrown away; \
          the runtimes take turns within each round.\n\
          `X vs tokio`: how many times better X did than tokio (cost ÷ cost, or \
@@ -202,6 +209,14 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
     };
     let year = year_of_era + era * 400 + u64::from(month <= 2);
     (year, month, day)
+}
+
+/// The 1-minute load average (Linux): how busy the machine was already.
+fn load_average() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|line| line.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "unknown".to_owned())
 }
 
 fn kernel() -> String {

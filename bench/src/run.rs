@@ -1,5 +1,8 @@
 //! Every workload, run on every side, round by round.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::io::{self, Write};
 use std::path::Path;
 use std::time::Duration;
@@ -309,12 +312,22 @@ fn echo_server_process<'a>(plan: &Plan, program: &'a Path) -> Workload<'a> {
         },
     ];
     let echo = plan.echo;
+    // One server process per side, started on first use and kept for every
+    // round, so the warm-up round warms the server too. They are killed
+    // when the workload is dropped, right after its last round.
+    let servers: RefCell<HashMap<&str, ServerProcess>> = RefCell::default();
     Workload {
         id: "echo_process".to_owned(),
         label: "5 the same, server in its own process".to_owned(),
         metrics: METRICS,
         measure: Box::new(move |side| {
-            let mut server = ServerProcess::start(program, side.name)?;
+            let mut servers = servers.borrow_mut();
+            let server = match servers.entry(side.name) {
+                Entry::Occupied(running) => running.into_mut(),
+                Entry::Vacant(slot) => {
+                    slot.insert(ServerProcess::start(program, side.name)?)
+                }
+            };
             let before = server.cpu_time()?;
             let sample = (side.echo_clients)(server.addr(), echo)?;
             let server_cpu = server.cpu_time()?.saturating_sub(before);
