@@ -139,15 +139,16 @@ async def sleeps(delays, cancel_half):
     return [wall * 1e3, cpu * 1e3]
 
 
-async def sleep_until(deadline):
-    """Sleeps until `deadline` (on the loop's clock) and says how late it woke."""
-    await asyncio.sleep(deadline - time.monotonic())
+async def sleep_measured(delay):
+    """Sleeps for `delay` from when it first runs, and says how late it woke
+    against the real clock (uvloop's own clock is in whole milliseconds)."""
+    deadline = time.monotonic() + delay
+    await asyncio.sleep(delay)
     return time.monotonic() - deadline
 
 
-async def lateness(offsets):
-    start = time.monotonic()
-    sleepers = [asyncio.create_task(sleep_until(start + o)) for o in offsets]
+async def lateness(delays):
+    sleepers = [asyncio.create_task(sleep_measured(delay)) for delay in delays]
     late_ms = sorted([await sleeper * 1e3 for sleeper in sleepers])
     early = sum(1 for ms in late_ms if ms < 0)
     return [
@@ -342,7 +343,7 @@ def workloads(plan):
     rng = random.Random(0x5EED)
     delays = [rng.random() * plan["sleep_max"] for _ in range(plan["sleeps"])]
     count = plan["lateness_sleeps"]
-    offsets = [plan["lateness_spread"] * i / count for i in range(1, count + 1)]
+    spread = [plan["lateness_spread"] * i / count for i in range(1, count + 1)]
     conns, trips = plan["echo_connections"], plan["echo_round_trips"]
     size = plan["message_len"]
     sleep_label = f"{plan['sleeps']:,} sleeps of 0-{duration(plan['sleep_max'])}"
@@ -381,7 +382,7 @@ def workloads(plan):
                 ("max_ms", "late max ms", median),
                 ("early", "early wake-ups", worst),
             ],
-            lambda loop, _: run_on(loop, lateness(offsets)),
+            lambda loop, _: run_on(loop, lateness(spread)),
         ),
         (
             "echo",

@@ -100,12 +100,11 @@ async fn cancel_every_other(sleepers: Vec<JoinHandle<()>>) {
     }
 }
 
-fn lateness(offsets: &[Duration]) -> Vec<i64> {
+fn lateness(delays: &[Duration]) -> Vec<i64> {
     runtime().block_on(async {
-        let start = Instant::now();
-        let sleepers: Vec<_> = offsets
+        let sleepers: Vec<_> = delays
             .iter()
-            .map(|&offset| tokio::spawn(sleep_until(start + offset)))
+            .map(|&delay| tokio::spawn(sleep_measured(delay)))
             .collect();
         let mut late = Vec::with_capacity(sleepers.len());
         for sleeper in sleepers {
@@ -115,8 +114,9 @@ fn lateness(offsets: &[Duration]) -> Vec<i64> {
     })
 }
 
-/// Sleeps until `deadline` and says how late it woke.
-async fn sleep_until(deadline: Instant) -> i64 {
+/// Sleeps for `delay` from when it first runs, and says how late it woke.
+async fn sleep_measured(delay: Duration) -> i64 {
+    let deadline = Instant::now() + delay;
     tokio::time::sleep_until(deadline.into()).await;
     lateness_ns(deadline, Instant::now())
 }

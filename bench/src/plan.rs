@@ -34,7 +34,7 @@ pub struct Plan {
     /// Each of `sleeps` sleeps a random time in `0..sleep_max`.
     pub sleep_max: Duration,
     pub lateness_sleeps: usize,
-    /// The deadlines of `lateness_sleeps` are spread evenly over this.
+    /// The delays of `lateness_sleeps` are spread evenly over this.
     pub lateness_spread: Duration,
     pub idle_wait: Duration,
     pub echo: EchoPlan,
@@ -137,9 +137,9 @@ impl Plan {
             .collect()
     }
 
-    /// Deadlines for the lateness workload, as offsets from its start, spread
-    /// evenly over `lateness_spread`; the last one is at its end.
-    pub fn lateness_offsets(&self) -> Vec<Duration> {
+    /// Delays for the lateness workload, spread evenly over
+    /// `lateness_spread`; the last one is the whole of it.
+    pub fn lateness_delays(&self) -> Vec<Duration> {
         let count = u32::try_from(self.lateness_sleeps).expect("a sensible count");
         (1..=count)
             .map(|i| self.lateness_spread * i / count)
@@ -188,12 +188,12 @@ mod tests {
     }
 
     #[test]
-    fn lateness_deadlines_are_spread_evenly_to_the_end() {
-        let offsets = Plan::full().lateness_offsets();
-        assert_eq!(offsets.len(), 10_000);
-        assert_eq!(offsets[0], Duration::from_micros(100));
-        assert_eq!(offsets[4_999], Duration::from_millis(500));
-        assert_eq!(offsets[9_999], Duration::from_secs(1));
+    fn lateness_delays_are_spread_evenly_to_the_end() {
+        let delays = Plan::full().lateness_delays();
+        assert_eq!(delays.len(), 10_000);
+        assert_eq!(delays[0], Duration::from_micros(100));
+        assert_eq!(delays[4_999], Duration::from_millis(500));
+        assert_eq!(delays[9_999], Duration::from_secs(1));
     }
 
     #[test]

@@ -247,18 +247,18 @@ fn lateness<'a>(plan: &Plan) -> Workload<'a> {
             better: Better::Zero,
         },
     ];
-    let offsets = plan.lateness_offsets();
+    let delays = plan.lateness_delays();
     Workload {
         id: "lateness".to_owned(),
         label: format!(
             "4 {} sleeps spread over {}",
-            count(offsets.len()),
+            count(delays.len()),
             duration(plan.lateness_spread)
         ),
         metrics: METRICS,
         measure: Box::new(move |side| {
             #[allow(clippy::cast_precision_loss)]
-            let mut late: Vec<f64> = (side.lateness)(&offsets)
+            let mut late: Vec<f64> = (side.lateness)(&delays)
                 .into_iter()
                 .map(|nanos| nanos as f64 / 1e6)
                 .collect();

@@ -29,10 +29,12 @@ pub struct Side {
     /// other task is cancelled once all of them are asleep; every task is
     /// joined either way.
     pub sleeps: fn(delays: &[Duration], cancel_half: bool) -> Sample,
-    /// One task per offset, each sleeping until the start plus its offset;
-    /// returns how late each one woke, in nanoseconds (see
-    /// [`lateness_ns`](crate::lateness_ns)).
-    pub lateness: fn(offsets: &[Duration]) -> Vec<i64>,
+    /// One task per delay, each sleeping that long from when it first runs;
+    /// returns how late each one woke against that deadline, in
+    /// nanoseconds (see [`lateness_ns`](crate::lateness_ns)). Deadlines are
+    /// taken in the task, not at spawn, so the time it takes to spawn them
+    /// all does not count as lateness.
+    pub lateness: fn(delays: &[Duration]) -> Vec<i64>,
     /// One task sleeping for `wait`, and nothing else to do.
     pub idle: fn(wait: Duration) -> Sample,
     /// An echo server and its clients in one runtime; times the round trips

@@ -68,11 +68,10 @@ fn every_workload_reports_a_number_for_every_metric() {
 
 #[test]
 fn no_sleep_wakes_before_its_deadline() {
-    let offsets: Vec<_> =
-        (1..=200).map(|i| Duration::from_micros(i * 500)).collect();
+    let delays: Vec<_> = (1..=200).map(|i| Duration::from_micros(i * 500)).collect();
     for side in ALL {
-        let late = (side.lateness)(&offsets);
-        assert_eq!(late.len(), offsets.len());
+        let late = (side.lateness)(&delays);
+        assert_eq!(late.len(), delays.len());
         assert!(
             late.iter().all(|&nanos| nanos >= 0),
             "{}: {late:?}",
