@@ -119,11 +119,15 @@ fn compare(sides: &[Side], options: &Options) -> io::Result<()> {
     }
     let program = env::current_exe()?;
     let only = options.only.as_deref();
-    let load = load_average();
+    let load_before = load_average();
     let mut table = run(sides, &plan, Some(&program), only, &mut io::stderr())?;
     if options.python {
         add_python_sides(&mut table, options.quick, only)?;
     }
+    let load = format!(
+        "{load_before} when it started, {} when it ended",
+        load_average()
+    );
     println!("{}", report_heading(sides, &plan, options, &load));
     print!("{}", table.to_markdown());
     Ok(())
@@ -140,7 +144,7 @@ fn report_heading(
     format!(
         "## {} ({} plan)\n\n\
          Measured {} on this machine: {cpus} CPUs, {}, {}, tokio {}; \
-         load average {load} when it started.\n\
+         load average {load}.\n\
          Each value is the median of {} runs, after {} warm-up run(s) thrown away; \
          the runtimes take turns within each round.\n\
          `X vs tokio`: how many times better X did than tokio (cost ÷ cost, or \
