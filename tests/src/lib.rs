@@ -1,9 +1,11 @@
 //! Plumbing shared by the workshop's tests: build and run a step's real
 //! binary, and turn what it printed into a transcript a snapshot can pin;
 //! read the book's sources (`book`) so its checks can find what mdBook misses;
-//! bound a test that could hang, and count a future's polls.
+//! bound a test that could hang, and count a future's polls; run a step's
+//! server for a test to talk to (`server`).
 
 pub mod book;
+pub mod server;
 
 use std::cell::Cell;
 use std::fmt;

@@ -1,0 +1,194 @@
+//! A step's real server, running in `serve` mode for a test to talk to, and
+//! (on Linux) what `/proc` tells about it: CPU time, memory, open
+//! descriptors.
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::step_command;
+
+/// How long a server may take to print its address.
+const STARTUP_LIMIT: Duration = Duration::from_secs(30);
+
+/// `package`'s binary running `serve 127.0.0.1:0`, on the port the OS
+/// picked. Dropping it kills the process, so a failing assertion never
+/// leaves a server behind.
+#[derive(Debug)]
+pub struct RunningServer {
+    child: Child,
+    addr: SocketAddr,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl RunningServer {
+    /// Starts `package`'s server and waits until it says where it listens.
+    pub fn start(package: &str) -> RunningServer {
+        Self::start_under(package, &[])
+    }
+
+    /// The same, run by `wrapper` (a program and its arguments that then
+    /// runs the server, such as `prlimit --nofile=16:16`). The wrapper must
+    /// replace itself with the server (exec), so the pid is the server's.
+    pub fn start_under(package: &str, wrapper: &[&str]) -> RunningServer {
+        let server = step_command(package);
+        let mut command = match wrapper.split_first() {
+            None => Command::new(server.get_program()),
+            Some((program, args)) => {
+                let mut command = Command::new(program);
+                command.args(args).arg(server.get_program());
+                command
+            }
+        };
+        command
+            .args(["serve", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|err| panic!("could not start {package}: {err}"));
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = Arc::new(Mutex::new(String::new()));
+        drain_into(
+            child.stderr.take().expect("stderr is piped"),
+            stderr.clone(),
+        );
+        // Dropped at once if the server fails first: the test reports it.
+        let mut server = RunningServer {
+            child,
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            stderr,
+        };
+        server.addr = server.read_address(stdout);
+        server
+    }
+
+    /// Reads the `listening on ADDR` line, then keeps reading stdout on a
+    /// thread of its own so the server never blocks on a full pipe.
+    fn read_address(&mut self, stdout: impl Read + Send + 'static) -> SocketAddr {
+        let (first_line, receive) = mpsc::channel();
+        thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            let _ = first_line.send(lines.next());
+            for _ in lines {}
+        });
+        let Ok(Some(Ok(line))) = receive.recv_timeout(STARTUP_LIMIT) else {
+            panic!(
+                "the server printed no address; its stderr: {}",
+                self.stderr()
+            );
+        };
+        line.strip_prefix("listening on ")
+            .and_then(|addr| addr.parse().ok())
+            .unwrap_or_else(|| panic!("expected `listening on ADDR`, got {line:?}"))
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Everything the server has written to stderr so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().expect("not poisoned").clone()
+    }
+
+    /// Whether the process is still running (it has not crashed or exited).
+    pub fn is_running(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(None))
+    }
+}
+
+impl Drop for RunningServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn drain_into(mut stream: impl Read + Send + 'static, text: Arc<Mutex<String>>) {
+    thread::spawn(move || {
+        let mut chunk = [0; 1024];
+        while let Ok(n @ 1..) = stream.read(&mut chunk) {
+            let mut text = text.lock().expect("not poisoned");
+            text.push_str(&String::from_utf8_lossy(&chunk[..n]));
+        }
+    });
+}
+
+/// Checks `condition` every 10 ms until it holds or `limit` has passed;
+/// says whether it held.
+pub fn eventually(limit: Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    loop {
+        if condition() {
+            return true;
+        }
+        if start.elapsed() > limit {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// What Linux's `/proc` says about a running process.
+#[cfg(target_os = "linux")]
+pub mod proc {
+    use std::fs;
+    use std::time::Duration;
+
+    /// CPU time (user + system) the process has used so far.
+    pub fn cpu_time(pid: u32) -> Duration {
+        let stat =
+            fs::read_to_string(format!("/proc/{pid}/stat")).expect("a live pid");
+        // The command name, in parentheses, may hold spaces: count fields
+        // after its closing parenthesis. utime and stime are fields 14, 15.
+        let after_name = &stat[stat.rfind(')').expect("a command name") + 2..];
+        let fields: Vec<&str> = after_name.split_whitespace().collect();
+        let ticks: u64 = fields[11].parse::<u64>().expect("utime")
+            + fields[12].parse::<u64>().expect("stime");
+        // /proc counts in USER_HZ, which Linux fixes at 100 on every
+        // architecture, whatever the kernel's own tick rate.
+        Duration::from_millis(ticks * 10)
+    }
+
+    /// Resident memory, in KiB (`VmRSS`).
+    pub fn resident_kib(pid: u32) -> u64 {
+        status_field(pid, "VmRSS:")
+    }
+
+    /// How many times the process has blocked (in `poll`, `sleep`, a read):
+    /// each is a voluntary context switch, and a process that sleeps until
+    /// something happens makes none while nothing does.
+    pub fn voluntary_switches(pid: u32) -> u64 {
+        status_field(pid, "voluntary_ctxt_switches:")
+    }
+
+    /// How many file descriptors the process has open.
+    pub fn open_descriptors(pid: u32) -> usize {
+        fs::read_dir(format!("/proc/{pid}/fd"))
+            .expect("a live pid")
+            .count()
+    }
+
+    /// A number from `/proc/<pid>/status`, its unit (if any) dropped.
+    fn status_field(pid: u32, name: &str) -> u64 {
+        let status =
+            fs::read_to_string(format!("/proc/{pid}/status")).expect("a live pid");
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .and_then(|value| {
+                value.trim().trim_end_matches("kB").trim().parse().ok()
+            })
+            .unwrap_or_else(|| panic!("no {name} line in /proc/{pid}/status"))
+    }
+}
