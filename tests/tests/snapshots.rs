@@ -70,6 +70,16 @@ fn step05_rejects_an_unknown_argument() {
     assert_run("step05-bogus-argument", "step05", &["--bogus"]);
 }
 
+#[test]
+fn step06_default_run() {
+    assert_run("step06", "step06", &[]);
+}
+
+#[test]
+fn step06_rejects_an_unknown_argument() {
+    assert_run("step06-bogus-argument", "step06", &["--bogus"]);
+}
+
 fn regex_escape(text: &str) -> String {
     text.replace('.', r"\.")
 }

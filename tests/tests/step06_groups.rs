@@ -1,0 +1,143 @@
+//! Step 6's groups and background tasks: `join_all` gives every outcome in
+//! order in the time of the slowest, and `block_on` waits for no one else.
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use step06::{EventLoop, join_all, sleep, spawn, yield_now};
+use workshop_tests::within;
+
+/// Far more than any of these tests needs: reaching it means a hang.
+const LIMIT: Duration = Duration::from_secs(20);
+
+fn new_loop() -> Rc<EventLoop> {
+    Rc::new(EventLoop::new().expect("a new poller"))
+}
+
+fn secs(seconds: f64) -> Duration {
+    Duration::from_secs_f64(seconds)
+}
+
+async fn nap(seconds: f64) -> f64 {
+    sleep(secs(seconds)).await;
+    seconds
+}
+
+#[test]
+fn join_all_gives_every_value_in_the_order_given() {
+    within(LIMIT, || {
+        let outcomes = new_loop()
+            .block_on(join_all([0.09, 0.03, 0.06, 0.0].map(nap)))
+            .unwrap();
+        let values: Vec<f64> = outcomes.into_iter().map(Result::unwrap).collect();
+        assert_eq!(
+            values,
+            [0.09, 0.03, 0.06, 0.0],
+            "not the order they ended in"
+        );
+    });
+}
+
+#[test]
+fn a_group_of_sleeps_takes_as_long_as_the_longest() {
+    // The demo's claim: 1.0, 0.5 and 0.5 s together take 1.0 s, not 2.0 s.
+    let took = within(LIMIT, || {
+        let started = Instant::now();
+        new_loop()
+            .block_on(join_all([1.0, 0.5, 0.5].map(nap)))
+            .unwrap();
+        started.elapsed()
+    });
+    assert!(took >= secs(1.0), "a sleep ended early: {took:?}");
+    assert!(took < secs(1.3), "the sleeps did not overlap: {took:?}");
+}
+
+#[test]
+fn join_all_keeps_a_failure_in_its_place() {
+    within(LIMIT, || {
+        let outcomes = new_loop()
+            .block_on(join_all((0..3).map(|n| async move {
+                yield_now().await;
+                assert!(n != 1, "task {n} failed");
+                n
+            })))
+            .unwrap();
+        assert_eq!(*outcomes[0].as_ref().unwrap(), 0);
+        assert_eq!(
+            outcomes[1].as_ref().unwrap_err().panic_message(),
+            "task 1 failed"
+        );
+        assert_eq!(*outcomes[2].as_ref().unwrap(), 2);
+    });
+}
+
+#[test]
+fn join_all_of_nothing_is_empty() {
+    within(LIMIT, || {
+        let outcomes = new_loop()
+            .block_on(join_all(Vec::<std::future::Ready<u8>>::new()))
+            .unwrap();
+        assert!(outcomes.is_empty());
+    });
+}
+
+/// Sets its flag when dropped: shows that a future's destructor ran.
+struct DropFlag(Rc<Cell<bool>>);
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.set(true);
+    }
+}
+
+#[test]
+fn block_on_returns_without_waiting_for_background_tasks_and_drops_them() {
+    within(LIMIT, || {
+        let lp = new_loop();
+        let dropped = Rc::new(Cell::new(false));
+        let flag = DropFlag(Rc::clone(&dropped));
+        let started = Instant::now();
+        lp.block_on(async move {
+            spawn(async move {
+                let _flag = flag;
+                sleep(Duration::from_secs(60)).await;
+            });
+            sleep(Duration::from_millis(20)).await;
+        })
+        .unwrap();
+        assert!(
+            started.elapsed() < secs(5.0),
+            "block_on waited for the sleeper"
+        );
+        assert!(dropped.get(), "the background task was dropped by block_on");
+        drop(lp);
+    });
+}
+
+#[test]
+fn a_background_task_dropped_by_block_on_never_runs_again() {
+    within(LIMIT, || {
+        let lp = new_loop();
+        let rounds = Rc::new(Cell::new(0));
+        let counter = Rc::clone(&rounds);
+        lp.block_on(async move {
+            spawn(async move {
+                loop {
+                    counter.set(counter.get() + 1);
+                    yield_now().await;
+                }
+            });
+            yield_now().await;
+        })
+        .unwrap();
+        let at_return = rounds.get();
+        lp.block_on(async {
+            for _ in 0..5 {
+                yield_now().await;
+            }
+        })
+        .unwrap();
+        assert_eq!(rounds.get(), at_return, "the next block_on ran it");
+    });
+}

@@ -1,0 +1,160 @@
+//! Step 6's `spawn` and `JoinHandle`: a child's value reaches its parent
+//! whichever of them gets there first, and a dropped handle detaches.
+
+use std::cell::{Cell, RefCell};
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use step06::{EventLoop, sleep, spawn, yield_now};
+use workshop_tests::{counted, within};
+
+/// Far more than any of these tests needs: reaching it means a hang.
+const LIMIT: Duration = Duration::from_secs(20);
+
+fn new_loop() -> Rc<EventLoop> {
+    Rc::new(EventLoop::new().expect("a new poller"))
+}
+
+#[test]
+fn awaiting_a_handle_gives_what_the_child_returned() {
+    within(LIMIT, || {
+        let value = new_loop()
+            .block_on(async {
+                let child = spawn(async {
+                    sleep(Duration::from_millis(20)).await;
+                    String::from("from the child")
+                });
+                child.await
+            })
+            .unwrap();
+        assert_eq!(value.unwrap(), "from the child");
+    });
+}
+
+#[test]
+fn children_can_spawn_children_of_their_own() {
+    within(LIMIT, || {
+        let total = new_loop()
+            .block_on(async {
+                let child = spawn(async {
+                    let grandchildren: Vec<_> =
+                        (1..=3).map(|n| spawn(async move { n * 10 })).collect();
+                    let mut sum = 0;
+                    for grandchild in grandchildren {
+                        sum += grandchild.await.unwrap();
+                    }
+                    sum
+                });
+                child.await.unwrap()
+            })
+            .unwrap();
+        assert_eq!(total, 60);
+    });
+}
+
+#[test]
+fn a_parent_waiting_for_a_child_is_polled_once_to_wait_and_once_to_go_on() {
+    within(LIMIT, || {
+        let lp = new_loop();
+        let (parent, polls) = counted(async {
+            spawn(sleep(Duration::from_millis(50))).await.unwrap();
+        });
+        lp.block_on(parent).unwrap();
+        assert_eq!(
+            polls.get(),
+            2,
+            "waiting on a handle must not poll in a loop"
+        );
+    });
+}
+
+#[test]
+fn joining_a_child_that_already_ended_returns_at_once() {
+    // Seed 004's join race: the child ends before its parent asks to join.
+    within(LIMIT, || {
+        new_loop()
+            .block_on(async {
+                let mut child = spawn(async { 7 });
+                yield_now().await; // the child runs, and ends, in this turn
+                let mut cx = Context::from_waker(Waker::noop());
+                match Pin::new(&mut child).poll(&mut cx) {
+                    Poll::Ready(outcome) => assert_eq!(outcome.unwrap(), 7),
+                    Poll::Pending => panic!("the child had ended; the join waited"),
+                }
+            })
+            .unwrap();
+    });
+}
+
+#[test]
+fn a_child_that_ends_while_its_parent_waits_wakes_the_parent() {
+    within(LIMIT, || {
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let parent_log = Rc::clone(&log);
+        new_loop()
+            .block_on(async move {
+                let child_log = Rc::clone(&parent_log);
+                let child = spawn(async move {
+                    for step in ["child 1", "child 2", "child 3"] {
+                        child_log.borrow_mut().push(step);
+                        yield_now().await;
+                    }
+                });
+                parent_log.borrow_mut().push("parent joins");
+                child.await.unwrap();
+                parent_log.borrow_mut().push("parent after join");
+            })
+            .unwrap();
+        assert_eq!(
+            *log.borrow(),
+            [
+                "parent joins",
+                "child 1",
+                "child 2",
+                "child 3",
+                "parent after join"
+            ]
+        );
+    });
+}
+
+#[test]
+fn dropping_a_handle_detaches_its_task_which_runs_on() {
+    within(LIMIT, || {
+        let finished = Rc::new(Cell::new(false));
+        let flag = Rc::clone(&finished);
+        new_loop()
+            .block_on(async move {
+                drop(spawn(async move {
+                    sleep(Duration::from_millis(30)).await;
+                    flag.set(true);
+                }));
+                sleep(Duration::from_millis(100)).await;
+            })
+            .unwrap();
+        assert!(finished.get(), "the detached task ran to its end");
+    });
+}
+
+#[test]
+fn the_loop_method_and_the_free_function_spawn_alike() {
+    within(LIMIT, || {
+        let lp = new_loop();
+        let from_outside = lp.spawn(async { "spawned before block_on" });
+        let values = lp
+            .block_on(async move {
+                let from_inside = spawn(async { "spawned by a task" });
+                (from_outside.await.unwrap(), from_inside.await.unwrap())
+            })
+            .unwrap();
+        assert_eq!(values, ("spawned before block_on", "spawned by a task"));
+    });
+}
+
+#[test]
+#[should_panic(expected = "no event loop is running on this thread")]
+fn spawn_outside_block_on_says_what_is_missing() {
+    drop(spawn(async {}));
+}
