@@ -108,6 +108,9 @@ pub fn snapshot_settings() -> insta::Settings {
     settings
 }
 
+/// Far more than any loop test needs: reaching it in `within` means a hang.
+pub const HANG_LIMIT: Duration = Duration::from_secs(20);
+
 /// Runs `work` on a thread of its own and returns what it returned, or fails
 /// the test once `limit` has passed.
 ///
@@ -165,5 +168,24 @@ impl<F: Future> Future for Counted<F> {
         let poll = self.future.as_mut().poll(cx);
         self.completed = poll.is_ready();
         poll
+    }
+}
+
+/// Sets its flag when dropped: put in a future, it shows whether the
+/// future's destructor has run.
+#[derive(Debug)]
+pub struct DropFlag(Rc<Cell<bool>>);
+
+impl DropFlag {
+    /// A flag, and the cell that turns `true` once the flag is dropped.
+    pub fn new() -> (Self, Rc<Cell<bool>>) {
+        let dropped = Rc::new(Cell::new(false));
+        (DropFlag(Rc::clone(&dropped)), dropped)
+    }
+}
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.set(true);
     }
 }

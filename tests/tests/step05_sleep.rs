@@ -9,10 +9,7 @@ use std::time::{Duration, Instant};
 
 use cpu_time::ThreadTime;
 use step05::{EventLoop, sleep, sleep_until, yield_now};
-use workshop_tests::within;
-
-/// Far more than any of these tests needs: reaching it means a hang.
-const LIMIT: Duration = Duration::from_secs(20);
+use workshop_tests::{HANG_LIMIT, within};
 
 fn new_loop() -> Rc<EventLoop> {
     Rc::new(EventLoop::new().expect("a new poller"))
@@ -24,7 +21,7 @@ fn secs(seconds: f64) -> Duration {
 
 #[test]
 fn two_sleeping_tasks_take_as_long_as_the_longer_sleep() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         let started = Instant::now();
         lp.spawn(sleep(secs(0.5)));
@@ -38,7 +35,7 @@ fn two_sleeping_tasks_take_as_long_as_the_longer_sleep() {
 
 #[test]
 fn sleep_never_returns_early() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         for millis in [0, 1, 20, 75] {
             let nap = Duration::from_millis(millis);
@@ -56,7 +53,7 @@ fn sleep_never_returns_early() {
 
 #[test]
 fn tasks_sleeping_until_the_same_deadline_wake_in_the_order_they_slept() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         let log = Rc::new(RefCell::new(Vec::new()));
         let deadline = Instant::now() + secs(0.05);
@@ -74,7 +71,7 @@ fn tasks_sleeping_until_the_same_deadline_wake_in_the_order_they_slept() {
 
 #[test]
 fn a_sleeping_loop_uses_almost_no_cpu() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         let cpu = ThreadTime::now();
         lp.block_on(sleep(secs(0.3))).unwrap();
@@ -86,7 +83,7 @@ fn a_sleeping_loop_uses_almost_no_cpu() {
 
 #[test]
 fn a_task_that_yields_lets_a_sleeper_wake_on_time() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         // A task that only ever yields keeps the loop busy; the loop must still
         // look at its timers every turn.
         let lp = new_loop();
@@ -104,7 +101,7 @@ fn a_task_that_yields_lets_a_sleeper_wake_on_time() {
 
 #[test]
 fn yield_now_says_not_yet_exactly_once() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let mut future = yield_now();
         let mut cx = Context::from_waker(Waker::noop());
         assert!(Pin::new(&mut future).poll(&mut cx).is_pending());

@@ -6,10 +6,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use step05::{EventLoop, sleep, yield_now};
-use workshop_tests::within;
-
-/// Far more than any of these tests needs: reaching it means a hang.
-const LIMIT: Duration = Duration::from_secs(20);
+use workshop_tests::{DropFlag, HANG_LIMIT, within};
 
 fn new_loop() -> Rc<EventLoop> {
     Rc::new(EventLoop::new().expect("a new poller"))
@@ -17,7 +14,7 @@ fn new_loop() -> Rc<EventLoop> {
 
 #[test]
 fn block_on_returns_what_its_future_returns() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         assert_eq!(lp.block_on(async { 6 * 7 }).unwrap(), 42);
         let greeting = lp.block_on(async {
@@ -30,7 +27,7 @@ fn block_on_returns_what_its_future_returns() {
 
 #[test]
 fn tasks_take_turns_in_the_order_they_were_spawned() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         let log = Rc::new(RefCell::new(Vec::new()));
         for name in ["a", "b", "c"] {
@@ -58,7 +55,7 @@ fn tasks_take_turns_in_the_order_they_were_spawned() {
 
 #[test]
 fn a_task_does_nothing_until_the_loop_polls_it() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         let started = Rc::new(Cell::new(false));
         let flag = Rc::clone(&started);
@@ -71,7 +68,7 @@ fn a_task_does_nothing_until_the_loop_polls_it() {
 
 #[test]
 fn block_on_returns_when_its_own_future_is_done_and_leaves_other_tasks_pending() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         let steps = Rc::new(Cell::new(0));
         let counter = Rc::clone(&steps);
@@ -96,20 +93,10 @@ fn block_on_returns_when_its_own_future_is_done_and_leaves_other_tasks_pending()
     });
 }
 
-/// Sets its flag when dropped: shows that a future's destructor ran.
-struct DropFlag(Rc<Cell<bool>>);
-
-impl Drop for DropFlag {
-    fn drop(&mut self) {
-        self.0.set(true);
-    }
-}
-
 #[test]
 fn dropping_the_loop_drops_its_pending_tasks() {
-    within(LIMIT, || {
-        let dropped = Rc::new(Cell::new(false));
-        let flag = DropFlag(Rc::clone(&dropped));
+    within(HANG_LIMIT, || {
+        let (flag, dropped) = DropFlag::new();
         let lp = new_loop();
         lp.spawn(async move {
             let _flag = flag;
@@ -126,7 +113,7 @@ fn dropping_the_loop_drops_its_pending_tasks() {
 #[test]
 #[should_panic(expected = "no event loop is running on this thread")]
 fn sleep_outside_block_on_says_what_is_missing() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         lp.spawn(sleep(Duration::from_millis(1)));
         // `run` drives callbacks only; tasks that need the loop need `block_on`.

@@ -10,10 +10,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use step05::{EventLoop, yield_now};
-use workshop_tests::{counted, within};
-
-/// Far more than any of these tests needs: reaching it means a hang.
-const LIMIT: Duration = Duration::from_secs(20);
+use workshop_tests::{HANG_LIMIT, counted, within};
 
 /// Where a test's future leaves its waker for the test to wake.
 type WakerSlot = Rc<RefCell<Option<Waker>>>;
@@ -39,7 +36,7 @@ async fn yield_times(turns: u32) {
 
 #[test]
 fn a_task_woken_twice_before_it_runs_is_polled_once() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         let slot = WakerSlot::default();
         let (task, polls) = counted(parked(&slot));
@@ -99,7 +96,7 @@ fn a_self_waking_main_task_runs_to_completion() {
 
 #[test]
 fn a_finished_task_is_never_polled_again_however_often_it_is_woken() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         let slot = WakerSlot::default();
         let task_slot = Rc::clone(&slot);
@@ -131,7 +128,7 @@ fn a_finished_task_is_never_polled_again_however_often_it_is_woken() {
 
 #[test]
 fn waking_a_task_after_its_loop_is_gone_is_harmless() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let slot = WakerSlot::default();
         {
             let lp = new_loop();
@@ -180,7 +177,7 @@ fn a_wake_from_another_thread_ends_a_blocked_poll_promptly() {
 
 #[test]
 fn callbacks_and_tasks_may_spawn_schedule_and_wake_while_the_loop_runs_them() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         let log = Rc::new(RefCell::new(Vec::new()));
         let note =

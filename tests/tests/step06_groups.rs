@@ -6,10 +6,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use step06::{EventLoop, join_all, sleep, spawn, yield_now};
-use workshop_tests::within;
-
-/// Far more than any of these tests needs: reaching it means a hang.
-const LIMIT: Duration = Duration::from_secs(20);
+use workshop_tests::{DropFlag, HANG_LIMIT, within};
 
 fn new_loop() -> Rc<EventLoop> {
     Rc::new(EventLoop::new().expect("a new poller"))
@@ -26,7 +23,7 @@ async fn nap(seconds: f64) -> f64 {
 
 #[test]
 fn join_all_gives_every_value_in_the_order_given() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let outcomes = new_loop()
             .block_on(join_all([0.09, 0.03, 0.06, 0.0].map(nap)))
             .unwrap();
@@ -42,7 +39,7 @@ fn join_all_gives_every_value_in_the_order_given() {
 #[test]
 fn a_group_of_sleeps_takes_as_long_as_the_longest() {
     // The demo's claim: 1.0, 0.5 and 0.5 s together take 1.0 s, not 2.0 s.
-    let took = within(LIMIT, || {
+    let took = within(HANG_LIMIT, || {
         let started = Instant::now();
         new_loop()
             .block_on(join_all([1.0, 0.5, 0.5].map(nap)))
@@ -55,7 +52,7 @@ fn a_group_of_sleeps_takes_as_long_as_the_longest() {
 
 #[test]
 fn join_all_keeps_a_failure_in_its_place() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let outcomes = new_loop()
             .block_on(join_all((0..3).map(|n| async move {
                 yield_now().await;
@@ -74,7 +71,7 @@ fn join_all_keeps_a_failure_in_its_place() {
 
 #[test]
 fn join_all_of_nothing_is_empty() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let outcomes = new_loop()
             .block_on(join_all(Vec::<std::future::Ready<u8>>::new()))
             .unwrap();
@@ -82,21 +79,11 @@ fn join_all_of_nothing_is_empty() {
     });
 }
 
-/// Sets its flag when dropped: shows that a future's destructor ran.
-struct DropFlag(Rc<Cell<bool>>);
-
-impl Drop for DropFlag {
-    fn drop(&mut self) {
-        self.0.set(true);
-    }
-}
-
 #[test]
 fn block_on_returns_without_waiting_for_background_tasks_and_drops_them() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
-        let dropped = Rc::new(Cell::new(false));
-        let flag = DropFlag(Rc::clone(&dropped));
+        let (flag, dropped) = DropFlag::new();
         let started = Instant::now();
         lp.block_on(async move {
             spawn(async move {
@@ -117,7 +104,7 @@ fn block_on_returns_without_waiting_for_background_tasks_and_drops_them() {
 
 #[test]
 fn a_background_task_dropped_by_block_on_never_runs_again() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         let rounds = Rc::new(Cell::new(0));
         let counter = Rc::clone(&rounds);

@@ -8,10 +8,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use step06::{EventLoop, sleep, spawn, yield_now};
-use workshop_tests::{counted, within};
-
-/// Far more than any of these tests needs: reaching it means a hang.
-const LIMIT: Duration = Duration::from_secs(20);
+use workshop_tests::{HANG_LIMIT, counted, within};
 
 fn new_loop() -> Rc<EventLoop> {
     Rc::new(EventLoop::new().expect("a new poller"))
@@ -19,7 +16,7 @@ fn new_loop() -> Rc<EventLoop> {
 
 #[test]
 fn awaiting_a_handle_gives_what_the_child_returned() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let value = new_loop()
             .block_on(async {
                 let child = spawn(async {
@@ -35,7 +32,7 @@ fn awaiting_a_handle_gives_what_the_child_returned() {
 
 #[test]
 fn children_can_spawn_children_of_their_own() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let total = new_loop()
             .block_on(async {
                 let child = spawn(async {
@@ -56,7 +53,7 @@ fn children_can_spawn_children_of_their_own() {
 
 #[test]
 fn a_parent_waiting_for_a_child_is_polled_once_to_wait_and_once_to_go_on() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         let (parent, polls) = counted(async {
             spawn(sleep(Duration::from_millis(50))).await.unwrap();
@@ -73,7 +70,7 @@ fn a_parent_waiting_for_a_child_is_polled_once_to_wait_and_once_to_go_on() {
 #[test]
 fn joining_a_child_that_already_ended_returns_at_once() {
     // Seed 004's join race: the child ends before its parent asks to join.
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         new_loop()
             .block_on(async {
                 let mut child = spawn(async { 7 });
@@ -90,7 +87,7 @@ fn joining_a_child_that_already_ended_returns_at_once() {
 
 #[test]
 fn a_child_that_ends_while_its_parent_waits_wakes_the_parent() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let log = Rc::new(RefCell::new(Vec::new()));
         let parent_log = Rc::clone(&log);
         new_loop()
@@ -122,7 +119,7 @@ fn a_child_that_ends_while_its_parent_waits_wakes_the_parent() {
 
 #[test]
 fn dropping_a_handle_detaches_its_task_which_runs_on() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let finished = Rc::new(Cell::new(false));
         let flag = Rc::clone(&finished);
         new_loop()
@@ -140,7 +137,7 @@ fn dropping_a_handle_detaches_its_task_which_runs_on() {
 
 #[test]
 fn the_loop_method_and_the_free_function_spawn_alike() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         let from_outside = lp.spawn(async { "spawned before block_on" });
         let values = lp

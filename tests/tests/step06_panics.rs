@@ -6,10 +6,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use step06::{EventLoop, JoinError, sleep, spawn, yield_now};
-use workshop_tests::within;
-
-/// Far more than any of these tests needs: reaching it means a hang.
-const LIMIT: Duration = Duration::from_secs(20);
+use workshop_tests::{HANG_LIMIT, within};
 
 fn new_loop() -> Rc<EventLoop> {
     Rc::new(EventLoop::new().expect("a new poller"))
@@ -17,7 +14,7 @@ fn new_loop() -> Rc<EventLoop> {
 
 #[test]
 fn a_joiner_gets_the_panic_message_of_its_child() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let outcomes = new_loop()
             .block_on(async {
                 let plain = spawn(async {
@@ -44,7 +41,7 @@ fn a_joiner_gets_the_panic_message_of_its_child() {
 
 #[test]
 fn other_tasks_and_the_parent_carry_on_after_a_child_panics() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let log = Rc::new(RefCell::new(Vec::new()));
         let parent_log = Rc::clone(&log);
         new_loop()
@@ -85,7 +82,7 @@ fn other_tasks_and_the_parent_carry_on_after_a_child_panics() {
 
 #[test]
 fn the_loop_runs_more_tasks_after_a_panic() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let lp = new_loop();
         let failed = lp
             .block_on(async { spawn(async { panic!("first") }).await })
@@ -104,7 +101,7 @@ fn the_loop_runs_more_tasks_after_a_panic() {
 #[test]
 #[should_panic(expected = "the main task gave up")]
 fn a_panic_in_the_main_task_comes_out_of_block_on() {
-    within(LIMIT, || {
+    within(HANG_LIMIT, || {
         let _ = new_loop().block_on(async {
             yield_now().await;
             panic!("the main task gave up");
