@@ -133,22 +133,29 @@ pub(crate) fn running_loop() -> Rc<EventLoop> {
         .expect("no event loop is running on this thread: await inside block_on")
 }
 
-/// Makes a loop the running loop until it is dropped, then puts back the
-/// one before (if `block_on` was called from inside another).
-struct RunningLoop {
-    previous: Option<Rc<EventLoop>>,
-}
+/// Makes a loop the running loop until it is dropped.
+///
+/// One at a time: a `block_on` inside a task would turn the loop under the
+/// task that called it, which cannot be polled (it is being polled), so its
+/// wake-ups would be used up and lost. A task awaits instead.
+struct RunningLoop;
 
 impl RunningLoop {
     fn enter(lp: &Rc<EventLoop>) -> Self {
-        let previous = RUNNING_LOOP.replace(Some(Rc::clone(lp)));
-        RunningLoop { previous }
+        RUNNING_LOOP.with_borrow_mut(|running| {
+            assert!(
+                running.is_none(),
+                "block_on called inside block_on: a task must .await instead"
+            );
+            *running = Some(Rc::clone(lp));
+        });
+        RunningLoop
     }
 }
 
 impl Drop for RunningLoop {
     fn drop(&mut self) {
-        RUNNING_LOOP.set(self.previous.take());
+        RUNNING_LOOP.take();
     }
 }
 // ANCHOR_END: running_loop

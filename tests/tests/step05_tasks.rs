@@ -120,3 +120,14 @@ fn sleep_outside_block_on_says_what_is_missing() {
         lp.run().unwrap();
     });
 }
+
+#[test]
+#[should_panic(expected = "block_on called inside block_on")]
+fn block_on_inside_a_task_is_refused() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        lp.block_on(async move { same_loop.block_on(yield_now()).unwrap() })
+            .unwrap();
+    });
+}

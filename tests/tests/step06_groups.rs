@@ -128,3 +128,27 @@ fn a_background_task_dropped_by_block_on_never_runs_again() {
         assert_eq!(rounds.get(), at_return, "the next block_on ran it");
     });
 }
+
+#[test]
+fn block_on_inside_a_task_is_refused_and_the_loop_carries_on() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let refused = lp
+            .block_on(async move {
+                spawn(async move { same_loop.block_on(yield_now()).unwrap() }).await
+            })
+            .unwrap();
+        let message = refused.unwrap_err().panic_message().to_owned();
+        assert!(
+            message.starts_with("block_on called inside block_on"),
+            "{message}"
+        );
+
+        let after = lp.block_on(async {
+            sleep(Duration::from_millis(10)).await;
+            spawn(async { 5 }).await.unwrap()
+        });
+        assert_eq!(after.unwrap(), 5);
+    });
+}
