@@ -383,6 +383,9 @@ mod linux {
             assert_eq!(ask(client, &format!("{n}")), format!("Got: {n}\n"));
         }
 
+        // The clients' delayed ACKs for those replies free send buffer
+        // space, which may wake the server once more: let them arrive.
+        thread::sleep(Duration::from_millis(300));
         let (cpu, wakeups) = (proc::cpu_time(pid), proc::voluntary_switches(pid));
         thread::sleep(Duration::from_secs(1));
         let cpu = proc::cpu_time(pid).saturating_sub(cpu);
