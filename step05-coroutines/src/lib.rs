@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 use mio::event::{Event, Source};
 use mio::{Events, Interest, Poll, Token};
 
+// ANCHOR: modules
 mod sleep;
 mod task;
 mod waker;
@@ -34,6 +35,7 @@ mod waker;
 pub use sleep::{Sleep, YieldNow, sleep, sleep_until, yield_now};
 use task::{Task, TaskId};
 use waker::WokenTasks;
+// ANCHOR_END: modules
 
 // ANCHOR: callback
 /// One piece of work: a closure that runs once and may schedule more work on

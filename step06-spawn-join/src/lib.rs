@@ -28,6 +28,7 @@ use std::time::{Duration, Instant};
 use mio::event::{Event, Source};
 use mio::{Events, Interest, Poll, Token};
 
+// ANCHOR: modules
 mod join;
 mod sleep;
 mod task;
@@ -37,6 +38,7 @@ pub use join::{JoinError, JoinHandle, join_all, panic_message, spawn};
 pub use sleep::{Sleep, YieldNow, sleep, sleep_until, yield_now};
 use task::{Task, TaskId};
 use waker::WokenTasks;
+// ANCHOR_END: modules
 
 // ANCHOR: callback
 /// One piece of work: a closure that runs once and may schedule more work on

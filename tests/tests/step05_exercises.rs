@@ -15,7 +15,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use step05::{EventLoop, sleep, yield_now};
-use workshop_tests::{counted, within};
+use workshop_tests::{HANG_LIMIT, counted, within};
 
 #[path = "solutions/step05.rs"]
 mod solutions;
@@ -86,14 +86,11 @@ impl AnyFlag for Flag {
 /// How long the raising task sleeps before it raises the flag.
 const BEFORE_RAISE: Duration = Duration::from_millis(100);
 
-/// Far more than the test needs: reaching it means a task was never woken.
-const LIMIT: Duration = Duration::from_secs(10);
-
 /// Two tasks wait for the flag; a third sleeps, then raises it. Each waiting
 /// task should be polled twice: once to start waiting, once when the flag is
 /// up.
 fn check_flag<F: AnyFlag>() {
-    let (first_polls, second_polls, second_done) = within(LIMIT, || {
+    let (first_polls, second_polls, second_done) = within(HANG_LIMIT, || {
         let lp = Rc::new(EventLoop::new().expect("a new poller"));
         let flag = F::default();
         let (first, first_polls) = counted(flag.wait());
