@@ -17,7 +17,7 @@ use crate::workspace_root;
 
 /// The command that rewrites the pinned diffs, for failure messages and docs.
 pub const UPDATE_DIFFS_COMMAND: &str =
-    "UPDATE_BOOK_DIFFS=1 cargo test -p workshop-tests --test book";
+    "UPDATE_BOOK_DIFFS=1 cargo test -p workshop-tests --test book pinned_diffs";
 
 /// The folder holding the book's Markdown sources.
 pub fn book_src() -> PathBuf {

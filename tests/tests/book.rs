@@ -3,7 +3,7 @@
 //! and every step chapter shows its step's code, output and diff.
 //!
 //! After changing a step on purpose, rewrite the pinned diffs with
-//! `UPDATE_BOOK_DIFFS=1 cargo test -p workshop-tests --test book`
+//! `UPDATE_BOOK_DIFFS=1 cargo test -p workshop-tests --test book pinned_diffs`
 //! and read them before committing.
 
 use std::collections::BTreeSet;
