@@ -1,0 +1,174 @@
+//! Joining: a task's outcome handed to whoever waits for it.
+//!
+//! A spawned task and its `JoinHandle` share one small slot. When the task
+//! ends, it leaves its outcome there (its value, or the panic that ended it)
+//! and wakes the task awaiting the handle, if one is. When the handle is
+//! awaited, it takes the outcome if it is there already, or leaves its
+//! waker. Whichever comes first, nothing is missed: seed 004's join race.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::fmt;
+use std::future::{self, Future};
+use std::panic::{self, AssertUnwindSafe};
+use std::pin::{Pin, pin};
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use crate::task::running_loop;
+
+// ANCHOR: spawn_fn
+/// Starts `future` as a task on the running loop and returns its handle:
+/// how a task starts a child. asyncio's `asyncio.create_task`.
+pub fn spawn<T: 'static>(
+    future: impl Future<Output = T> + 'static,
+) -> JoinHandle<T> {
+    running_loop().spawn(future)
+}
+// ANCHOR_END: spawn_fn
+
+// ANCHOR: join_handle
+/// Awaiting it waits for its task and gives the task's outcome: what it
+/// returned, or a `JoinError`. Dropping it detaches the task, which runs on.
+#[derive(Debug)]
+pub struct JoinHandle<T> {
+    state: Rc<RefCell<JoinState<T>>>,
+}
+
+/// The slot a task and its handle share.
+#[derive(Debug)]
+pub(crate) struct JoinState<T> {
+    /// `None` until the task ends (and again once the joiner has it).
+    outcome: Option<Result<T, JoinError>>,
+    /// The waker of the task awaiting the handle, while it waits.
+    joiner: Option<Waker>,
+}
+
+impl<T> JoinHandle<T> {
+    /// A handle, and the task's side of the slot it reads.
+    pub(crate) fn new() -> (Self, Rc<RefCell<JoinState<T>>>) {
+        let state = Rc::new(RefCell::new(JoinState {
+            outcome: None,
+            joiner: None,
+        }));
+        (
+            JoinHandle {
+                state: Rc::clone(&state),
+            },
+            state,
+        )
+    }
+
+    /// The outcome, if the task has ended: how `block_on` checks on its
+    /// main task between turns without being a task itself.
+    pub(crate) fn take_outcome(&mut self) -> Option<Result<T, JoinError>> {
+        self.state.borrow_mut().outcome.take()
+    }
+}
+
+impl<T> Future for JoinHandle<T> {
+    type Output = Result<T, JoinError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Some(outcome) = self.take_outcome() {
+            return Poll::Ready(outcome); // ended already: no waiting at all
+        }
+        self.state.borrow_mut().joiner = Some(cx.waker().clone());
+        Poll::Pending
+    }
+}
+// ANCHOR_END: join_handle
+
+// ANCHOR: run_and_report
+/// What the loop runs for a spawned `future`: the future itself, then the
+/// report of its outcome to its handle.
+///
+/// A panic while polling `future` is caught here, so it ends this task
+/// only, and becomes the outcome. `AssertUnwindSafe` is sound because a
+/// future that panicked is never polled again, only dropped; its joiner
+/// learns that it failed rather than seeing what it left half done.
+pub(crate) async fn run_and_report<T>(
+    future: impl Future<Output = T>,
+    state: Rc<RefCell<JoinState<T>>>,
+) {
+    let mut future = pin!(future);
+    let outcome = future::poll_fn(|cx| {
+        match panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(panic) => Poll::Ready(Err(JoinError::Panicked(panic))),
+        }
+    })
+    .await;
+    let joiner = {
+        let mut state = state.borrow_mut();
+        state.outcome = Some(outcome);
+        state.joiner.take()
+    };
+    if let Some(joiner) = joiner {
+        joiner.wake();
+    }
+}
+// ANCHOR_END: run_and_report
+
+// ANCHOR: join_error
+/// Why a task has no value to give.
+#[derive(Debug)]
+pub enum JoinError {
+    /// The task panicked; this is what it panicked with.
+    Panicked(Box<dyn Any + Send>),
+}
+
+impl JoinError {
+    /// The panic's message.
+    pub fn panic_message(&self) -> &str {
+        let JoinError::Panicked(panic) = self;
+        panic_message(panic.as_ref())
+    }
+}
+
+/// What a panic says: `panic!` and its friends panic with a string, either
+/// a `&str` or, when the message was formatted, a `String`.
+pub fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    if let Some(message) = panic.downcast_ref::<&str>() {
+        message
+    } else if let Some(message) = panic.downcast_ref::<String>() {
+        message
+    } else {
+        "(a panic that is not a message)"
+    }
+}
+
+impl fmt::Display for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "task panicked: {}", self.panic_message())
+    }
+}
+
+impl std::error::Error for JoinError {}
+// ANCHOR_END: join_error
+
+// ANCHOR: join_all
+/// Runs each of `futures` as a task of its own and waits for them all;
+/// returns their outcomes in the order given, whichever order they ended
+/// in. asyncio's `gather`, seed 002's `TaskGroup`.
+///
+/// The handles are awaited one after another, yet the whole takes only as
+/// long as the slowest task: every task runs from the start, and a handle
+/// whose task has ended already returns at once.
+pub async fn join_all<F>(
+    futures: impl IntoIterator<Item = F>,
+) -> Vec<Result<F::Output, JoinError>>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    let handles: Vec<JoinHandle<F::Output>> =
+        futures.into_iter().map(spawn).collect();
+    let mut outcomes = Vec::with_capacity(handles.len());
+    for handle in handles {
+        outcomes.push(handle.await);
+    }
+    outcomes
+}
+// ANCHOR_END: join_all

@@ -1,0 +1,305 @@
+//! Step 7's async sockets and the reactor under them: a task that waits for
+//! a socket is woken when it is ready, never too late and never for a
+//! socket that is not its own; what one readiness edge announces is read
+//! whole; partial writes add up; a failed connect says why.
+
+use std::future::{self, Future};
+use std::io::{ErrorKind, Read, Write};
+use std::net::{Ipv4Addr, SocketAddr};
+use std::pin::pin;
+use std::rc::Rc;
+use std::sync::mpsc;
+use std::task::Poll;
+use std::thread;
+use std::time::Duration;
+
+use step07::{EventLoop, TcpListener, TcpStream, sleep, socket_pair, spawn};
+use workshop_tests::{HANG_LIMIT, counted, within};
+
+fn new_loop() -> Rc<EventLoop> {
+    Rc::new(EventLoop::new().expect("a new poller"))
+}
+
+fn any_port() -> SocketAddr {
+    (Ipv4Addr::LOCALHOST, 0).into()
+}
+
+/// How many sockets the loop has registered: its `Debug` output counts them.
+fn registered_sockets(lp: &EventLoop) -> usize {
+    let debug = format!("{lp:?}");
+    let count = debug
+        .split("sockets: ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .unwrap_or_else(|| panic!("no socket count in {debug}"));
+    count.parse().expect("a number")
+}
+
+/// Bytes that say where in the stream they are, so a lost, repeated or
+/// reordered piece shows.
+fn patterned(len: usize) -> Vec<u8> {
+    (0..251_u8).cycle().take(len).collect()
+}
+
+#[test]
+fn socket_pair_carries_hello_world_from_one_end_to_the_other() {
+    within(HANG_LIMIT, || {
+        let greeting = new_loop()
+            .block_on(async {
+                let (mut one, mut other) = socket_pair().unwrap();
+                let reader = spawn(async move {
+                    let mut buf = [0; 64];
+                    let n = other.read(&mut buf).await.unwrap();
+                    buf[..n].to_vec()
+                });
+                one.write_all(b"Hello, world!").await.unwrap();
+                reader.await.unwrap()
+            })
+            .unwrap();
+        assert_eq!(greeting, b"Hello, world!");
+    });
+}
+
+#[test]
+fn connecting_where_no_one_listens_is_refused() {
+    // A port that was just free: bound, then closed again.
+    let addr = std::net::TcpListener::bind(any_port())
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port");
+    within(HANG_LIMIT, move || {
+        let outcome = new_loop()
+            .block_on(async move { TcpStream::connect(addr).await.map(drop) })
+            .unwrap();
+        let err = outcome.expect_err("no one listens there");
+        assert_eq!(err.kind(), ErrorKind::ConnectionRefused, "{err}");
+    });
+}
+
+#[test]
+fn connect_and_accept_meet_and_know_each_others_addresses() {
+    within(HANG_LIMIT, || {
+        new_loop()
+            .block_on(async {
+                let mut listener = TcpListener::bind(any_port()).unwrap();
+                let addr = listener.local_addr().unwrap();
+                let client = spawn(async move {
+                    let mut stream = TcpStream::connect(addr).await.unwrap();
+                    assert_eq!(stream.peer_addr().unwrap(), addr);
+                    stream.write_all(b"ping").await.unwrap();
+                    stream.local_addr().unwrap()
+                });
+                let (mut accepted, peer) = listener.accept().await.unwrap();
+                let mut ping = [0; 4];
+                let mut got = 0;
+                while got < ping.len() {
+                    got += accepted.read(&mut ping[got..]).await.unwrap();
+                }
+                assert_eq!(&ping, b"ping");
+                assert_eq!(client.await.unwrap(), peer);
+            })
+            .unwrap();
+    });
+}
+
+#[test]
+fn write_all_to_a_slow_reader_sends_every_byte_in_order() {
+    const TOTAL: usize = 8 << 20;
+    within(HANG_LIMIT, || {
+        let (received, write_polls) = new_loop()
+            .block_on(async {
+                let (mut writer, mut reader) = socket_pair().unwrap();
+                // Reads in small bites with pauses: the writer's buffers fill
+                // again and again, and each write takes only what fits.
+                let reading = spawn(async move {
+                    let mut received = Vec::new();
+                    let mut chunk = vec![0; 256 << 10];
+                    while received.len() < TOTAL {
+                        let n = reader.read(&mut chunk).await.unwrap();
+                        assert!(n > 0, "the writer closed early");
+                        received.extend_from_slice(&chunk[..n]);
+                        sleep(Duration::from_millis(2)).await;
+                    }
+                    received
+                });
+                let data = patterned(TOTAL);
+                let (writing, polls) = counted(writer.write_all(&data));
+                writing.await.unwrap();
+                (reading.await.unwrap(), polls.get())
+            })
+            .unwrap();
+        assert!(
+            write_polls > 1,
+            "the send buffer never filled; the test proves nothing"
+        );
+        assert!(received == patterned(TOTAL), "the bytes differ");
+    });
+}
+
+#[test]
+fn a_burst_that_came_under_one_readiness_edge_is_read_whole() {
+    const BURST: usize = 64 << 10;
+    within(HANG_LIMIT, || {
+        let (sent, keep_open) = mpsc::channel::<()>();
+        let received = new_loop()
+            .block_on(async move {
+                let mut listener = TcpListener::bind(any_port()).unwrap();
+                let addr = listener.local_addr().unwrap();
+                // A peer on another thread sends the whole burst at once and
+                // then neither writes nor closes: no further edge will come.
+                let peer = thread::spawn(move || {
+                    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+                    stream.write_all(&patterned(BURST)).unwrap();
+                    let _ = keep_open.recv(); // until the test is done
+                });
+                let (mut stream, _) = listener.accept().await.unwrap();
+                // Let the burst arrive, so one edge announces all of it.
+                sleep(Duration::from_millis(100)).await;
+                let mut received = Vec::new();
+                let mut chunk = [0; 1000];
+                while received.len() < BURST {
+                    let n = stream.read(&mut chunk).await.unwrap();
+                    received.extend_from_slice(&chunk[..n]);
+                }
+                drop(sent);
+                peer.join().unwrap();
+                received
+            })
+            .unwrap();
+        assert!(received == patterned(BURST), "the bytes differ");
+    });
+}
+
+#[test]
+fn a_thousand_round_trips_with_a_thread_lose_no_wake_up() {
+    // Each reply arrives about when the loop has just found nothing to read
+    // and is leaving its waker: the window where a wake-up could be lost.
+    within(HANG_LIMIT, || {
+        new_loop()
+            .block_on(async {
+                let mut listener = TcpListener::bind(any_port()).unwrap();
+                let addr = listener.local_addr().unwrap();
+                let echo = thread::spawn(move || {
+                    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+                    stream.set_nodelay(true).unwrap();
+                    let mut byte = [0];
+                    while stream.read_exact(&mut byte).is_ok() {
+                        stream.write_all(&byte).unwrap();
+                    }
+                });
+                let (mut stream, _) = listener.accept().await.unwrap();
+                stream.set_nodelay(true).unwrap();
+                for byte in (0..=255_u8).cycle().take(1000) {
+                    let byte = [byte];
+                    stream.write_all(&byte).await.unwrap();
+                    let mut back = [0];
+                    assert_eq!(stream.read(&mut back).await.unwrap(), 1);
+                    assert_eq!(back, byte);
+                }
+                drop(stream);
+                echo.join().unwrap();
+            })
+            .unwrap();
+    });
+}
+
+#[test]
+fn a_spurious_wake_up_only_makes_the_read_try_again() {
+    within(HANG_LIMIT, || {
+        let (bytes, polls) = new_loop()
+            .block_on(async {
+                let (mut writer, mut reader) = socket_pair().unwrap();
+                spawn(async move {
+                    sleep(Duration::from_millis(50)).await;
+                    writer.write_all(b"late").await.unwrap();
+                });
+                let mut buf = [0; 16];
+                let mut polls = 0;
+                let n = {
+                    let mut read = pin!(reader.read(&mut buf));
+                    // Wakes itself after every `Pending`, as a task woken for
+                    // no reason would be: each poll tries, and waits again.
+                    future::poll_fn(|cx| {
+                        polls += 1;
+                        let poll = read.as_mut().poll(cx);
+                        if poll.is_pending() {
+                            cx.waker().wake_by_ref();
+                        }
+                        poll
+                    })
+                    .await
+                    .unwrap()
+                };
+                (buf[..n].to_vec(), polls)
+            })
+            .unwrap();
+        assert_eq!(bytes, b"late");
+        assert!(polls > 2, "woken only {polls} times: no spurious wake-up");
+    });
+}
+
+#[test]
+fn a_dropped_socket_leaves_the_loop_and_none_of_its_events_reach_a_new_one() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let inner = Rc::clone(&lp);
+        lp.block_on(async move {
+            for _ in 0..100 {
+                // The old socket waits to read, its readiness arrives, and
+                // it is dropped before the loop has looked.
+                let (mut old, mut old_peer) = socket_pair().unwrap();
+                let mut buf = [0; 16];
+                future::poll_fn(|cx| {
+                    let read = pin!(old.read(&mut buf));
+                    assert!(read.poll(cx).is_pending());
+                    Poll::Ready(())
+                })
+                .await;
+                old_peer.write_all(b"for the old one").await.unwrap();
+                drop((old, old_peer));
+                assert_eq!(registered_sockets(&inner), 0);
+
+                // The new pair most likely gets the same descriptors back.
+                let (mut new, mut new_peer) = socket_pair().unwrap();
+                let reading = spawn(async move {
+                    let mut buf = [0; 16];
+                    let (read, polls) = counted(new.read(&mut buf));
+                    let n = read.await.unwrap();
+                    (buf[..n].to_vec(), polls.get())
+                });
+                sleep(Duration::from_millis(5)).await;
+                new_peer.write_all(b"for the new one").await.unwrap();
+                let (bytes, polls) = reading.await.unwrap();
+                assert_eq!(bytes, b"for the new one");
+                assert_eq!(polls, 2, "one poll to wait, one when its bytes came");
+            }
+        })
+        .unwrap();
+        assert_eq!(registered_sockets(&lp), 0);
+    });
+}
+
+#[test]
+fn tokens_are_never_handed_out_twice() {
+    let lp = new_loop();
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..100 {
+        let mut listener = mio::net::TcpListener::bind(any_port()).expect("a port");
+        let token = lp.register(&mut listener).expect("registered");
+        assert!(seen.insert(token), "{token:?} was handed out before");
+        lp.deregister(&mut listener, token).expect("deregistered");
+    }
+}
+
+#[test]
+fn sockets_outliving_their_loop_close_without_panicking() {
+    let lp = new_loop();
+    let (one, other) = lp.block_on(async { socket_pair() }).unwrap().unwrap();
+    let listener = lp
+        .block_on(async { TcpListener::bind(any_port()) })
+        .unwrap()
+        .unwrap();
+    drop(other); // the loop is alive: this one deregisters
+    assert_eq!(registered_sockets(&lp), 2);
+    drop(lp);
+    drop((one, listener)); // the loop is gone: nothing to deregister from
+}
