@@ -49,15 +49,7 @@ fn step04_rejects_an_address_that_does_not_parse() {
 
 #[test]
 fn step04_names_the_address_already_in_use() {
-    let taken = TcpListener::bind("127.0.0.1:0").expect("a free port");
-    let addr = taken.local_addr().expect("a bound address").to_string();
-    let transcript = run_step("step04", &["serve", &addr]);
-    let mut settings = snapshot_settings();
-    // The port is whatever the OS handed out this time.
-    settings.add_filter(&format!(r"\b{}\b", regex_escape(&addr)), "127.0.0.1:PORT");
-    settings.bind(|| {
-        insta::assert_snapshot!("step04-port-in-use", transcript.to_string());
-    });
+    assert_port_in_use("step04-port-in-use", "step04");
 }
 
 #[test]
@@ -78,6 +70,38 @@ fn step06_default_run() {
 #[test]
 fn step06_rejects_an_unknown_argument() {
     assert_run("step06-bogus-argument", "step06", &["--bogus"]);
+}
+
+#[test]
+fn step07_default_run() {
+    assert_run("step07", "step07", &[]);
+}
+
+#[test]
+fn step07_rejects_an_unknown_argument() {
+    assert_run("step07-bogus-argument", "step07", &["--bogus"]);
+}
+
+#[test]
+fn step07_rejects_an_address_that_does_not_parse() {
+    assert_run("step07-bad-address", "step07", &["serve", "localhost:http"]);
+}
+
+#[test]
+fn step07_names_the_address_already_in_use() {
+    assert_port_in_use("step07-port-in-use", "step07");
+}
+
+/// Runs `package` in `serve` mode on a port that is taken, and pins what it
+/// says.
+fn assert_port_in_use(name: &str, package: &str) {
+    let taken = TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = taken.local_addr().expect("a bound address").to_string();
+    let transcript = run_step(package, &["serve", &addr]);
+    let mut settings = snapshot_settings();
+    // The port is whatever the OS handed out this time.
+    settings.add_filter(&format!(r"\b{}\b", regex_escape(&addr)), "127.0.0.1:PORT");
+    settings.bind(|| insta::assert_snapshot!(name, transcript.to_string()));
 }
 
 fn regex_escape(text: &str) -> String {
