@@ -2,9 +2,11 @@
 //! binary, and turn what it printed into a transcript a snapshot can pin;
 //! read the book's sources (`book`) so its checks can find what mdBook misses;
 //! bound a test that could hang, and count a future's polls; run a step's
-//! server for a test to talk to (`server`).
+//! server for a test to talk to (`server`), and put any step's echo server
+//! through the same scenarios (`echo_server`).
 
 pub mod book;
+pub mod echo_server;
 pub mod server;
 
 use std::cell::Cell;

@@ -1,0 +1,525 @@
+//! The echo server's contract, as scenarios a step's real binary must pass
+//! in `serve` mode: many clients at once, clients that misbehave or vanish,
+//! a client that never reads, and a process that runs out of file
+//! descriptors. Every step with an echo server runs all of them through
+//! `echo_server_tests!`.
+//!
+//! Every socket has a time limit, every wait is bounded, and every server
+//! is killed when its scenario ends, passing or failing.
+
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::sync::Barrier;
+use std::thread;
+use std::time::Duration;
+
+use crate::server::RunningServer;
+
+/// Which step's echo server, and the line limit it promises.
+#[derive(Debug, Clone, Copy)]
+pub struct EchoServer {
+    /// The step's package, run as `PACKAGE serve 127.0.0.1:0`.
+    pub package: &'static str,
+    /// The longest line it answers, newline not counted.
+    pub max_line: usize,
+    /// Its answer to a longer line.
+    pub too_long: &'static [u8],
+}
+
+/// Writes one `#[test]` for each scenario here, run against `$server` (an
+/// `EchoServer`), in the test file that calls it; a new scenario is listed
+/// here once, and every step's server faces it.
+#[macro_export]
+macro_rules! echo_server_tests {
+    ($server:expr) => {
+        $crate::echo_server_tests!(@each $server, $crate::echo_server, [
+            serve_mode_answers_each_line_as_it_is_typed_like_nc_shows,
+            two_hundred_clients_at_once_each_get_exactly_their_own_replies_in_order,
+            a_line_arriving_one_byte_at_a_time_is_answered_once_and_whole,
+            bytes_that_are_not_utf8_come_back_exactly,
+            an_overlong_line_gets_an_error_and_the_lines_after_it_are_answered,
+            after_a_half_close_every_owed_reply_is_sent_then_the_server_closes,
+            a_client_that_reads_late_gets_every_reply_once_it_reads,
+            a_last_line_without_a_newline_is_answered_when_the_client_closes,
+        ]);
+        // The scenarios that watch the server through Linux's `/proc`.
+        #[cfg(target_os = "linux")]
+        $crate::echo_server_tests!(@each $server, $crate::echo_server::linux, [
+            clients_that_leave_abruptly_are_freed_and_the_others_are_served,
+            a_client_that_never_reads_cannot_grow_the_servers_memory,
+            an_idle_server_sleeps_even_with_clients_connected,
+            running_out_of_descriptors_neither_crashes_nor_spins_and_service_resumes,
+        ]);
+    };
+    (@each $server:expr, $module:path, [$($scenario:ident,)*]) => {
+        $(
+            #[test]
+            fn $scenario() {
+                use $module as scenarios;
+                scenarios::$scenario($server);
+            }
+        )*
+    };
+}
+
+/// Longer than any healthy exchange here takes, even on a busy machine.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+fn connect(addr: SocketAddr) -> TcpStream {
+    let stream = TcpStream::connect(addr).expect("the server accepts connections");
+    stream.set_read_timeout(Some(PATIENCE)).expect("a timeout");
+    stream.set_write_timeout(Some(PATIENCE)).expect("a timeout");
+    stream
+}
+
+/// Sends `request`, closes the sending side, and returns all the server
+/// sent before it closed the connection.
+fn exchange(addr: SocketAddr, request: &[u8]) -> Vec<u8> {
+    let mut stream = connect(addr);
+    stream
+        .write_all(request)
+        .expect("the server takes the request");
+    stream.shutdown(Shutdown::Write).expect("a half-close");
+    let mut reply = Vec::new();
+    stream
+        .read_to_end(&mut reply)
+        .expect("the server replies, then closes");
+    reply
+}
+
+/// `Got: ` and the line, for each line.
+fn replies_to(lines: &[&[u8]]) -> Vec<u8> {
+    let mut replies = Vec::new();
+    for line in lines {
+        replies.extend_from_slice(b"Got: ");
+        replies.extend_from_slice(line);
+        replies.push(b'\n');
+    }
+    replies
+}
+
+/// Checks that `reply` is exactly the replies to `lines`; on failure it
+/// says where they part, not megabytes of both.
+fn assert_replies(reply: &[u8], lines: &[&[u8]]) {
+    let expected = replies_to(lines);
+    let agree = reply
+        .iter()
+        .zip(&expected)
+        .take_while(|(a, b)| a == b)
+        .count();
+    assert!(
+        reply == expected,
+        "{} bytes of replies, {} expected; they part at byte {agree}",
+        reply.len(),
+        expected.len()
+    );
+}
+
+fn lines_of(lines: &[&[u8]]) -> Vec<u8> {
+    lines
+        .iter()
+        .flat_map(|line| [*line, b"\n"].concat())
+        .collect()
+}
+
+pub fn serve_mode_answers_each_line_as_it_is_typed_like_nc_shows(echo: EchoServer) {
+    let server = RunningServer::start(echo.package);
+    let mut stream = connect(server.addr());
+    let mut replies = BufReader::new(stream.try_clone().expect("a second handle"));
+    for line in ["hello", "how are you?", ""] {
+        stream
+            .write_all(format!("{line}\n").as_bytes())
+            .expect("sent");
+        let mut reply = String::new();
+        replies.read_line(&mut reply).expect("a reply");
+        assert_eq!(reply, format!("Got: {line}\n"));
+    }
+    // Ctrl-D in nc: the server sees the end and closes its side too.
+    stream.shutdown(Shutdown::Write).expect("a half-close");
+    let mut rest = String::new();
+    replies.read_to_string(&mut rest).expect("a clean close");
+    assert_eq!(rest, "");
+}
+
+pub fn two_hundred_clients_at_once_each_get_exactly_their_own_replies_in_order(
+    echo: EchoServer,
+) {
+    const CLIENTS: usize = 200;
+    const LINES: usize = 200;
+    let server = RunningServer::start(echo.package);
+    let addr = server.addr();
+    let start_together = Barrier::new(CLIENTS);
+
+    let failures: Vec<String> = thread::scope(|scope| {
+        let clients: Vec<_> = (0..CLIENTS)
+            .map(|client| {
+                let start_together = &start_together;
+                scope.spawn(move || {
+                    let lines: Vec<Vec<u8>> = (0..LINES)
+                        .map(|line| {
+                            format!("client {client} line {line}").into_bytes()
+                        })
+                        .collect();
+                    let lines: Vec<&[u8]> =
+                        lines.iter().map(Vec::as_slice).collect();
+                    let request = lines_of(&lines);
+                    start_together.wait();
+                    let mut stream = connect(addr);
+                    stream.set_nodelay(true).expect("no delay");
+                    // Uneven pieces, so lines straddle the writes.
+                    for piece in request.chunks(7 + client % 50) {
+                        stream.write_all(piece).expect("the server takes it");
+                    }
+                    stream.shutdown(Shutdown::Write).expect("a half-close");
+                    let mut reply = Vec::new();
+                    stream
+                        .read_to_end(&mut reply)
+                        .expect("all replies, then a close");
+                    (reply != replies_to(&lines)).then(|| {
+                        format!(
+                            "client {client} got {} bytes, not its replies",
+                            reply.len()
+                        )
+                    })
+                })
+            })
+            .collect();
+        clients
+            .into_iter()
+            .filter_map(|client| client.join().expect("the client thread ran"))
+            .collect()
+    });
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+pub fn a_line_arriving_one_byte_at_a_time_is_answered_once_and_whole(
+    echo: EchoServer,
+) {
+    let server = RunningServer::start(echo.package);
+    let mut stream = connect(server.addr());
+    stream.set_nodelay(true).expect("no delay");
+    for &byte in b"one byte at a time" {
+        stream.write_all(&[byte]).expect("sent");
+        thread::sleep(Duration::from_millis(5));
+    }
+    // No newline yet: no reply yet, not even part of one.
+    stream
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .expect("a timeout");
+    let early = stream.read(&mut [0; 64]);
+    assert!(
+        matches!(&early, Err(err) if matches!(err.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut)),
+        "the server answered before the line ended: {early:?}"
+    );
+    stream.set_read_timeout(Some(PATIENCE)).expect("a timeout");
+    stream.write_all(b"\n").expect("sent");
+    stream.shutdown(Shutdown::Write).expect("a half-close");
+    let mut reply = Vec::new();
+    stream
+        .read_to_end(&mut reply)
+        .expect("the reply, then a close");
+    assert_eq!(reply, b"Got: one byte at a time\n");
+}
+
+pub fn bytes_that_are_not_utf8_come_back_exactly(echo: EchoServer) {
+    let server = RunningServer::start(echo.package);
+    let every_byte_but_newline: Vec<u8> =
+        (0..=255).filter(|&b| b != b'\n').collect();
+    let lines: [&[u8]; 3] = [&every_byte_but_newline, b"\xff\xfe\x00", b"caf\xe9\r"];
+    let reply = exchange(server.addr(), &lines_of(&lines));
+    assert_eq!(reply, replies_to(&lines));
+}
+
+pub fn an_overlong_line_gets_an_error_and_the_lines_after_it_are_answered(
+    echo: EchoServer,
+) {
+    let server = RunningServer::start(echo.package);
+    let longest = vec![b'y'; echo.max_line];
+    let one_too_long = vec![b'x'; echo.max_line + 1];
+    let far_too_long = vec![b'z'; 100 * echo.max_line];
+    let request =
+        lines_of(&[&longest, &one_too_long, b"between", &far_too_long, b"after"]);
+
+    let reply = exchange(server.addr(), &request);
+
+    let mut expected = replies_to(&[&longest]);
+    expected.extend_from_slice(echo.too_long);
+    expected.extend_from_slice(&replies_to(&[b"between"]));
+    expected.extend_from_slice(echo.too_long);
+    expected.extend_from_slice(&replies_to(&[b"after"]));
+    assert_eq!(
+        String::from_utf8_lossy(&reply),
+        String::from_utf8_lossy(&expected)
+    );
+}
+
+pub fn after_a_half_close_every_owed_reply_is_sent_then_the_server_closes(
+    echo: EchoServer,
+) {
+    let server = RunningServer::start(echo.package);
+    // Far more replies than the server's outbox holds at once, all owed
+    // when the client closes its sending side.
+    let lines: Vec<Vec<u8>> = (0..2000)
+        .map(|n| format!("line {n}").into_bytes())
+        .collect();
+    let lines: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
+    let reply = exchange(server.addr(), &lines_of(&lines));
+    assert_replies(&reply, &lines);
+}
+
+pub fn a_client_that_reads_late_gets_every_reply_once_it_reads(echo: EchoServer) {
+    let server = RunningServer::start(echo.package);
+    let mut stream = connect(server.addr());
+    let mut sender = stream.try_clone().expect("a second handle");
+    // Megabytes of replies: more than all the socket buffers in between
+    // hold, so the server must stop reading for a while, then (when this
+    // client reads at last) start again by itself.
+    let lines: Vec<Vec<u8>> = (0..100_000)
+        .map(|n| format!("line {n:>6} of a long exchange").into_bytes())
+        .collect();
+    let lines: Vec<&[u8]> = lines.iter().map(Vec::as_slice).collect();
+    let request = lines_of(&lines);
+    let reply = thread::scope(|scope| {
+        scope.spawn(|| {
+            sender
+                .write_all(&request)
+                .expect("the server takes it all, in time");
+            sender.shutdown(Shutdown::Write).expect("a half-close");
+        });
+        thread::sleep(Duration::from_millis(500));
+        let mut reply = Vec::new();
+        stream
+            .read_to_end(&mut reply)
+            .expect("every reply, then a close");
+        reply
+    });
+    assert_replies(&reply, &lines);
+}
+
+pub fn a_last_line_without_a_newline_is_answered_when_the_client_closes(
+    echo: EchoServer,
+) {
+    let server = RunningServer::start(echo.package);
+    let reply = exchange(server.addr(), b"first\nno newline");
+    assert_eq!(reply, b"Got: first\nGot: no newline\n");
+}
+
+/// The scenarios below watch the server process through Linux's `/proc`.
+#[cfg(target_os = "linux")]
+pub mod linux {
+    use std::time::Instant;
+
+    use crate::server::{eventually, proc};
+    use socket2::SockRef;
+
+    use super::{
+        Duration, EchoServer, PATIENCE, Read, RunningServer, TcpStream, Write,
+        connect, exchange, thread,
+    };
+
+    /// Asks one line on an open connection and returns the reply line.
+    fn ask(stream: &mut TcpStream, line: &str) -> String {
+        stream
+            .write_all(format!("{line}\n").as_bytes())
+            .expect("sent");
+        let mut reply = Vec::new();
+        let mut byte = [0];
+        while !reply.ends_with(b"\n") {
+            stream.read_exact(&mut byte).expect("a reply");
+            reply.push(byte[0]);
+        }
+        String::from_utf8(reply).expect("text")
+    }
+
+    pub fn clients_that_leave_abruptly_are_freed_and_the_others_are_served(
+        echo: EchoServer,
+    ) {
+        let mut server = RunningServer::start(echo.package);
+        let pid = server.pid();
+        let mut bystander = connect(server.addr());
+        assert_eq!(ask(&mut bystander, "before"), "Got: before\n");
+        let baseline = proc::open_descriptors(pid);
+        let accepted_one_more = || proc::open_descriptors(pid) == baseline + 1;
+
+        // Leaves in the middle of a line: the server sees the end of the
+        // stream with half a line in its buffer.
+        let mut half_a_line = connect(server.addr());
+        half_a_line.write_all(b"half a li").expect("sent");
+        assert!(eventually(PATIENCE, accepted_one_more), "never accepted");
+        drop(half_a_line);
+        assert!(eventually(PATIENCE, || proc::open_descriptors(pid) == baseline));
+
+        // Resets the connection: linger 0 makes close send RST, not FIN.
+        let mut resetter = connect(server.addr());
+        assert_eq!(ask(&mut resetter, "reset next"), "Got: reset next\n");
+        SockRef::from(&resetter)
+            .set_linger(Some(Duration::ZERO))
+            .expect("linger 0");
+        drop(resetter);
+        assert!(eventually(PATIENCE, || proc::open_descriptors(pid) == baseline));
+
+        // Vanishes in the middle of a large write: it sends far more than
+        // the buffers hold, reads nothing, and closes with replies unread
+        // (which also makes its close a reset).
+        let mut vanisher = connect(server.addr());
+        vanisher
+            .set_write_timeout(Some(Duration::from_millis(300)))
+            .expect("a timeout");
+        let block = b"a line in a very large write\n".repeat(8 * 1024);
+        let mut written = 0;
+        while written < 64 << 20 {
+            match vanisher.write(&block) {
+                Ok(n) => written += n,
+                Err(_) => break, // the buffers are full: vanish now
+            }
+        }
+        drop(vanisher);
+        assert!(
+            eventually(PATIENCE, || proc::open_descriptors(pid) == baseline),
+            "the server still holds {} descriptors, {baseline} before",
+            proc::open_descriptors(pid)
+        );
+
+        assert_eq!(ask(&mut bystander, "after"), "Got: after\n");
+        assert_eq!(exchange(server.addr(), b"newcomer\n"), b"Got: newcomer\n");
+        assert!(server.is_running());
+    }
+
+    pub fn a_client_that_never_reads_cannot_grow_the_servers_memory(
+        echo: EchoServer,
+    ) {
+        const FLOOD_LIMIT: usize = 64 << 20;
+        let server = RunningServer::start(echo.package);
+        let pid = server.pid();
+        // One ordinary client first, so what any connection allocates is
+        // already in the baseline.
+        assert_eq!(exchange(server.addr(), b"warm up\n"), b"Got: warm up\n");
+        let baseline = proc::resident_kib(pid);
+
+        let mut flooder = connect(server.addr());
+        flooder
+            .set_write_timeout(Some(Duration::from_millis(500)))
+            .expect("a timeout");
+        let block = b"a line from a client that never reads\n".repeat(1024);
+        let mut bytes_sent = 0;
+        while bytes_sent < FLOOD_LIMIT {
+            match flooder.write(&block) {
+                Ok(n) => bytes_sent += n,
+                Err(_) => break, // blocked for 0.5 s: the server stopped reading
+            }
+        }
+        let grown_kib = proc::resident_kib(pid).saturating_sub(baseline);
+
+        // A server that kept reading would have taken all 64 MiB and kept
+        // their replies; this one stopped once its buffers were full, and
+        // the rest waits in the kernel's socket buffers.
+        assert!(
+            bytes_sent < FLOOD_LIMIT,
+            "the server read all {bytes_sent} bytes"
+        );
+        assert!(
+            grown_kib < 2048,
+            "the server grew by {grown_kib} KiB while a client sent {bytes_sent} bytes"
+        );
+        // Everyone else is served as before, while the flooder stays.
+        let reply = exchange(server.addr(), b"anyone there?\n");
+        assert_eq!(reply, b"Got: anyone there?\n");
+        drop(flooder);
+    }
+
+    pub fn an_idle_server_sleeps_even_with_clients_connected(echo: EchoServer) {
+        let server = RunningServer::start(echo.package);
+        let pid = server.pid();
+        let mut clients: Vec<TcpStream> =
+            (0..10).map(|_| connect(server.addr())).collect();
+        for (n, client) in clients.iter_mut().enumerate() {
+            assert_eq!(ask(client, &format!("{n}")), format!("Got: {n}\n"));
+        }
+
+        // The clients' delayed ACKs for those replies free send buffer
+        // space, which may wake the server once more: let them arrive.
+        thread::sleep(Duration::from_millis(300));
+        let (cpu, wakeups) = (proc::cpu_time(pid), proc::voluntary_switches(pid));
+        thread::sleep(Duration::from_secs(1));
+        let cpu = proc::cpu_time(pid).saturating_sub(cpu);
+        let wakeups = proc::voluntary_switches(pid) - wakeups;
+
+        // Blocked in poll with no timeout: the OS has no reason to run it.
+        // (CPU time is counted in 10 ms ticks; a loop that polled on a
+        // timer would also show as wake-ups.)
+        assert!(wakeups <= 2, "the idle server woke {wakeups} times in 1 s");
+        assert!(cpu <= Duration::from_millis(20), "it used {cpu:?} of CPU");
+    }
+
+    pub fn running_out_of_descriptors_neither_crashes_nor_spins_and_service_resumes(
+        echo: EchoServer,
+    ) {
+        // The server itself holds 5 or 6: stdin, stdout, stderr, the poller,
+        // the listener and, from step 5 on, the loop's waker. 16 leaves room
+        // for 10 or 11 clients, far fewer than 30.
+        const DESCRIPTORS: usize = 16;
+        const CLIENTS: usize = 30;
+        let limit = format!("--nofile={DESCRIPTORS}:{DESCRIPTORS}");
+        let mut server =
+            RunningServer::start_under(echo.package, &["prlimit", &limit]);
+        let pid = server.pid();
+
+        // Each client sends its line at once; the kernel completes every
+        // handshake, and the clients past the limit wait in the backlog.
+        let mut waiting: Vec<(usize, TcpStream, Vec<u8>)> = (0..CLIENTS)
+            .map(|n| {
+                let mut stream = connect(server.addr());
+                stream
+                    .write_all(format!("client {n}\n").as_bytes())
+                    .expect("sent");
+                stream.set_nonblocking(true).expect("non-blocking");
+                (n, stream, Vec::new())
+            })
+            .collect();
+        assert!(
+            eventually(PATIENCE, || server.stderr().contains("not accepting")),
+            "the server never ran out of descriptors; stderr: {}",
+            server.stderr()
+        );
+
+        // While it cannot accept, it must not spin: a server retrying in a
+        // loop would use most of a core here.
+        let cpu = proc::cpu_time(pid);
+        thread::sleep(Duration::from_secs(1));
+        let cpu = proc::cpu_time(pid).saturating_sub(cpu);
+        assert!(
+            cpu <= Duration::from_millis(100),
+            "it used {cpu:?} of CPU in 1 s"
+        );
+        assert!(server.is_running(), "the server died: {}", server.stderr());
+
+        // Close each client as soon as it has its reply: that frees a
+        // descriptor in the server for a client still in the backlog.
+        let start = Instant::now();
+        let mut answered = 0;
+        while !waiting.is_empty() && start.elapsed() < PATIENCE {
+            waiting.retain_mut(|(n, stream, reply)| {
+                let mut chunk = [0; 64];
+                if let Ok(read @ 1..) = stream.read(&mut chunk) {
+                    reply.extend_from_slice(&chunk[..read]);
+                }
+                let done = reply.ends_with(b"\n");
+                if done {
+                    assert_eq!(*reply, format!("Got: client {n}\n").into_bytes());
+                    answered += 1;
+                }
+                !done
+            });
+            thread::sleep(Duration::from_millis(10));
+        }
+        assert_eq!(
+            answered,
+            CLIENTS,
+            "clients never answered: {}",
+            waiting.len()
+        );
+        assert!(server.stderr().contains("accepting clients again"));
+        assert!(server.is_running());
+        assert_eq!(exchange(server.addr(), b"later\n"), b"Got: later\n");
+    }
+}
