@@ -1,0 +1,256 @@
+//! Joining: a task's outcome handed to whoever waits for it.
+//!
+//! A spawned task and its `JoinHandle` share one small slot. When the task
+//! ends, it leaves its outcome there (its value, the panic that ended it, or
+//! word that it was cancelled) and wakes the task awaiting the handle, if
+//! one is. When the handle is awaited, it takes the outcome if it is there
+//! already, or leaves its waker. Whichever comes first, nothing is missed:
+//! seed 004's join race. The handle can also cancel its task.
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::fmt;
+use std::future::{self, Future};
+use std::panic::{self, AssertUnwindSafe};
+use std::pin::{Pin, pin};
+use std::rc::Rc;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use crate::task::running_loop;
+use crate::waker::TaskWaker;
+
+// ANCHOR: spawn_fn
+/// Starts `future` as a task on the running loop and returns its handle:
+/// how a task starts a child. asyncio's `asyncio.create_task`.
+pub fn spawn<T: 'static>(
+    future: impl Future<Output = T> + 'static,
+) -> JoinHandle<T> {
+    running_loop().spawn(future)
+}
+// ANCHOR_END: spawn_fn
+
+// ANCHOR: join_handle
+/// Awaiting it waits for its task and gives the task's outcome: what it
+/// returned, or a `JoinError`. It can cancel the task. Dropping it detaches
+/// the task, which runs on.
+#[derive(Debug)]
+pub struct JoinHandle<T> {
+    state: Rc<RefCell<JoinState<T>>>,
+    task: Arc<TaskWaker>,
+}
+
+/// The slot a task and its handle share.
+#[derive(Debug)]
+pub(crate) struct JoinState<T> {
+    /// `None` until the task ends (and again once the joiner has it).
+    outcome: Option<Result<T, JoinError>>,
+    /// The waker of the task awaiting the handle, while it waits.
+    joiner: Option<Waker>,
+    /// Whether the task has ended: its outcome is, or was, in `outcome`.
+    ended: bool,
+}
+
+impl<T> JoinHandle<T> {
+    /// A handle for the task `task` wakes, and the task's side of the slot
+    /// the handle reads.
+    pub(crate) fn new(task: Arc<TaskWaker>) -> (Self, Reporter<T>) {
+        let state = Rc::new(RefCell::new(JoinState {
+            outcome: None,
+            joiner: None,
+            ended: false,
+        }));
+        let reporter = Reporter {
+            state: Rc::clone(&state),
+            task: Arc::clone(&task),
+        };
+        (JoinHandle { state, task }, reporter)
+    }
+
+    /// The outcome, if the task has ended: how `block_on` checks on its
+    /// main task between turns without being a task itself.
+    pub(crate) fn take_outcome(&mut self) -> Option<Result<T, JoinError>> {
+        self.state.borrow_mut().outcome.take()
+    }
+}
+
+impl<T> Future for JoinHandle<T> {
+    type Output = Result<T, JoinError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Some(outcome) = self.take_outcome() {
+            return Poll::Ready(outcome); // ended already: no waiting at all
+        }
+        self.state.borrow_mut().joiner = Some(cx.waker().clone());
+        Poll::Pending
+    }
+}
+// ANCHOR_END: join_handle
+
+// ANCHOR: cancel
+impl<T> JoinHandle<T> {
+    /// Cancels the task: the loop drops its future instead of polling it
+    /// again. The task stops at the `.await` where it waits, its destructors
+    /// run, and awaiting this handle gives `JoinError::Cancelled`. Seed 004
+    /// throws `CancelledError` into the task instead, and the task may catch
+    /// it to clean up; in Rust the destructors are the cleanup, and there is
+    /// nothing to catch.
+    ///
+    /// The drop waits for a safe point: the loop's next turn to the task,
+    /// never the middle of a poll. So a task may cancel itself, or cancel a
+    /// child in the middle of its own poll. A task already queued to run is
+    /// not polled again: the gap seed 004 admits to.
+    ///
+    /// Says whether this call cancelled the task: `false` when the task had
+    /// ended already (its outcome stays joinable) or was cancelled before.
+    pub fn cancel(&self) -> bool {
+        if self.is_finished() {
+            return false;
+        }
+        self.task.cancel()
+    }
+
+    /// Whether the task has ended: returned, panicked or been cancelled.
+    pub fn is_finished(&self) -> bool {
+        self.state.borrow().ended
+    }
+}
+// ANCHOR_END: cancel
+
+// ANCHOR: run_and_report
+/// What the loop runs for a spawned `future`: the future itself, then the
+/// report of its outcome to its handle.
+///
+/// A panic while polling `future` is caught here, so it ends this task
+/// only, and becomes the outcome. `AssertUnwindSafe` is sound because a
+/// future that panicked is never polled again, only dropped; its joiner
+/// learns that it failed rather than seeing what it left half done.
+pub(crate) async fn run_and_report<T>(
+    future: impl Future<Output = T>,
+    reporter: Reporter<T>,
+) {
+    let mut future = pin!(future);
+    let outcome = future::poll_fn(|cx| {
+        match panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(panic) => Poll::Ready(Err(JoinError::Panicked(panic))),
+        }
+    })
+    .await;
+    reporter.report(outcome);
+}
+
+/// The task's side of the slot: it leaves the outcome there, once, and
+/// wakes the joiner.
+///
+/// A task that is cancelled never gets to report: its future, this
+/// reporter inside it, is dropped. So the reporter's destructor reports
+/// `Cancelled`, whatever dropped the task: `cancel`, or the end of
+/// `block_on` or of the loop.
+pub(crate) struct Reporter<T> {
+    state: Rc<RefCell<JoinState<T>>>,
+    task: Arc<TaskWaker>,
+}
+
+impl<T> Reporter<T> {
+    fn report(&self, outcome: Result<T, JoinError>) {
+        if self.state.borrow().ended {
+            return; // reported already: this is the reporter's drop
+        }
+        // A task that cancelled itself and then ended in the same poll was
+        // still cancelled: `cancel` said so.
+        let outcome = if self.task.is_cancelled() {
+            Err(JoinError::Cancelled)
+        } else {
+            outcome
+        };
+        let joiner = {
+            let mut state = self.state.borrow_mut();
+            state.ended = true;
+            state.outcome = Some(outcome);
+            state.joiner.take()
+        };
+        if let Some(joiner) = joiner {
+            joiner.wake();
+        }
+    }
+}
+
+impl<T> Drop for Reporter<T> {
+    fn drop(&mut self) {
+        self.report(Err(JoinError::Cancelled));
+    }
+}
+// ANCHOR_END: run_and_report
+
+// ANCHOR: join_error
+/// Why a task has no value to give.
+#[derive(Debug)]
+pub enum JoinError {
+    /// The task panicked; this is what it panicked with.
+    Panicked(Box<dyn Any + Send>),
+    /// The task was cancelled, or dropped unfinished with its loop.
+    Cancelled,
+}
+
+impl JoinError {
+    /// The panic's message, if the task panicked.
+    pub fn panic_message(&self) -> Option<&str> {
+        match self {
+            JoinError::Panicked(panic) => Some(panic_message(panic.as_ref())),
+            JoinError::Cancelled => None,
+        }
+    }
+}
+
+/// What a panic says: `panic!` and its friends panic with a string, either
+/// a `&str` or, when the message was formatted, a `String`.
+pub fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    if let Some(message) = panic.downcast_ref::<&str>() {
+        message
+    } else if let Some(message) = panic.downcast_ref::<String>() {
+        message
+    } else {
+        "(a panic that is not a message)"
+    }
+}
+
+impl fmt::Display for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JoinError::Panicked(panic) => {
+                write!(f, "task panicked: {}", panic_message(panic.as_ref()))
+            }
+            JoinError::Cancelled => write!(f, "task was cancelled"),
+        }
+    }
+}
+
+impl std::error::Error for JoinError {}
+// ANCHOR_END: join_error
+
+// ANCHOR: join_all
+/// Runs each of `futures` as a task of its own and waits for them all;
+/// returns their outcomes in the order given, whichever order they ended
+/// in. asyncio's `gather`, seed 002's `TaskGroup`.
+///
+/// The handles are awaited one after another, yet the whole takes only as
+/// long as the slowest task: every task runs from the start, and a handle
+/// whose task has ended already returns at once.
+pub async fn join_all<F>(
+    futures: impl IntoIterator<Item = F>,
+) -> Vec<Result<F::Output, JoinError>>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    let handles: Vec<JoinHandle<F::Output>> =
+        futures.into_iter().map(spawn).collect();
+    let mut outcomes = Vec::with_capacity(handles.len());
+    for handle in handles {
+        outcomes.push(handle.await);
+    }
+    outcomes
+}
+// ANCHOR_END: join_all

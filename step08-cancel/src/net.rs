@@ -1,0 +1,251 @@
+//! Async sockets on the reactor: a TCP listener that accepts, a TCP stream
+//! that connects, and a pair of connected sockets for one process; and the
+//! accept loop the servers share, which survives running out of file
+//! descriptors and takes its connections with it when it is cancelled.
+
+use std::future::{self, Future};
+use std::io;
+use std::mem;
+use std::net::{Shutdown, SocketAddr};
+use std::time::Duration;
+
+use socket2::{Domain, Protocol, Type};
+
+use crate::reactor::{Direction, Socket};
+use crate::{JoinHandle, sleep, spawn};
+
+/// A listening TCP socket on the loop.
+pub type TcpListener = Socket<mio::net::TcpListener>;
+
+/// A TCP connection on the loop.
+pub type TcpStream = Socket<mio::net::TcpStream>;
+
+/// One end of a `socket_pair`: a Unix domain socket where there are some.
+#[cfg(unix)]
+pub type LocalStream = Socket<mio::net::UnixStream>;
+
+/// One end of a `socket_pair`: a loopback TCP connection.
+#[cfg(not(unix))]
+pub type LocalStream = TcpStream;
+
+/// How many connections the kernel may hold, handshake done, until we accept
+/// them. Clients beyond that wait in the kernel or are refused.
+const BACKLOG: i32 = 1024;
+
+/// How long to wait before accepting again after the OS said it had no file
+/// descriptor (or memory) left for a new connection.
+const ACCEPT_RETRY: Duration = Duration::from_millis(100);
+
+impl TcpListener {
+    /// Listens on `addr` (see `listen`), on the running loop.
+    pub fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
+        Socket::new(listen(addr)?)
+    }
+
+    // ANCHOR: accept
+    /// Waits for the next client; returns its connection, on the loop too,
+    /// and its address.
+    pub async fn accept(&mut self) -> io::Result<(TcpStream, SocketAddr)> {
+        let (stream, peer) = future::poll_fn(|cx| {
+            self.poll_io(cx, Direction::Read, mio::net::TcpListener::accept)
+        })
+        .await?;
+        Ok((Socket::new(stream)?, peer))
+    }
+    // ANCHOR_END: accept
+
+    /// The address clients connect to (with the real port when the listener
+    /// was asked for port 0).
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.get_ref().local_addr()
+    }
+}
+
+impl TcpStream {
+    // ANCHOR: connect
+    /// Connects to `addr`, waiting, without blocking the loop, until the
+    /// handshake is over; a failed connect is the error it failed with
+    /// (`ConnectionRefused` when no one listens there).
+    ///
+    /// This is seed 002's puzzle. A non-blocking socket cannot wait for the
+    /// handshake's round trip, so `connect` only starts it and the OS
+    /// answers `EINPROGRESS`, "operation now in progress". Python raises
+    /// that errno (like `EAGAIN`) as `BlockingIOError`, which is why the
+    /// seed's `connect` seemed to fail; mio reads it as the success it is
+    /// and returns a stream that is still connecting. The socket becomes
+    /// writable once the handshake ends, however it ended.
+    pub async fn connect(addr: SocketAddr) -> io::Result<TcpStream> {
+        let stream = Socket::new(mio::net::TcpStream::connect(addr)?)?;
+        future::poll_fn(|cx| {
+            stream.poll_io(cx, Direction::Write, finish_connecting)
+        })
+        .await?;
+        Ok(stream)
+    }
+    // ANCHOR_END: connect
+
+    /// Closes the writing side (`Shutdown::Write`: the peer reads the end of
+    /// the stream), the reading side, or both.
+    pub fn shutdown(&self, how: Shutdown) -> io::Result<()> {
+        self.get_ref().shutdown(how)
+    }
+
+    /// Sends small writes at once rather than wait to gather a fuller packet
+    /// (turns off Nagle's algorithm).
+    pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
+        self.get_ref().set_nodelay(nodelay)
+    }
+
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.get_ref().peer_addr()
+    }
+
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.get_ref().local_addr()
+    }
+}
+
+// ANCHOR: finish_connecting
+/// Says whether the handshake is over, as the reactor expects: `WouldBlock`
+/// while it is not. A writable socket says only that the handshake ended,
+/// not how: the socket's pending error (`SO_ERROR`) tells, and `peer_addr`
+/// succeeds only once connected (a spurious wake-up finds `NotConnected`).
+fn finish_connecting(stream: &mio::net::TcpStream) -> io::Result<()> {
+    if let Some(err) = stream.take_error()? {
+        return Err(err);
+    }
+    match stream.peer_addr() {
+        Ok(_) => Ok(()),
+        Err(err) if err.kind() == io::ErrorKind::NotConnected => {
+            Err(io::ErrorKind::WouldBlock.into())
+        }
+        Err(err) => Err(err),
+    }
+}
+// ANCHOR_END: finish_connecting
+
+// ANCHOR: socket_pair
+/// Two sockets connected to each other, both on the running loop: what one
+/// end writes, the other reads. Seed 004's `socketpair`.
+#[cfg(unix)]
+pub fn socket_pair() -> io::Result<(LocalStream, LocalStream)> {
+    let (one, other) = mio::net::UnixStream::pair()?;
+    Ok((Socket::new(one)?, Socket::new(other)?))
+}
+// ANCHOR_END: socket_pair
+
+/// Two sockets connected to each other, both on the running loop: the two
+/// ends of a loopback TCP connection, where there is no `socketpair`. The
+/// connect blocks, but on loopback the kernel finishes the handshake at once.
+#[cfg(not(unix))]
+pub fn socket_pair() -> io::Result<(LocalStream, LocalStream)> {
+    let listener = std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))?;
+    let one = std::net::TcpStream::connect(listener.local_addr()?)?;
+    let (other, _) = listener.accept()?;
+    one.set_nonblocking(true)?;
+    other.set_nonblocking(true)?;
+    Ok((
+        Socket::new(mio::net::TcpStream::from_std(one))?,
+        Socket::new(mio::net::TcpStream::from_std(other))?,
+    ))
+}
+
+// ANCHOR: listen
+/// Opens a listening socket on `addr`, ready to hand to the loop.
+///
+/// std's `TcpListener::bind` picks the socket's options for us; socket2 lets
+/// us state them. Non-blocking: `accept` must answer `WouldBlock` rather
+/// than stop the whole loop. Address reuse: a restarted server may bind the
+/// port while the old one's closed connections linger in `TIME_WAIT`. An
+/// explicit backlog: how many finished handshakes the kernel queues for us.
+pub fn listen(addr: SocketAddr) -> io::Result<mio::net::TcpListener> {
+    let socket = socket2::Socket::new(
+        Domain::for_address(addr),
+        Type::STREAM,
+        Some(Protocol::TCP),
+    )?;
+    // On Windows this option would let a second server take a port that is
+    // in use, so it is set where it means "reuse after TIME_WAIT" only.
+    if cfg!(unix) {
+        socket.set_reuse_address(true)?;
+    }
+    socket.set_nonblocking(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(BACKLOG)?;
+    Ok(mio::net::TcpListener::from_std(socket.into()))
+}
+// ANCHOR_END: listen
+
+// ANCHOR: accept_clients
+/// Accepts clients on `listener` for as long as its task runs, and serves
+/// each in a task of its own, running `serve_client`. Cancelling its task
+/// shuts the server down: the listener closes, and every connection's task
+/// is cancelled too.
+pub async fn accept_clients<F>(
+    mut listener: TcpListener,
+    mut serve_client: impl FnMut(TcpStream) -> F,
+) where
+    F: Future<Output = ()> + 'static,
+{
+    let mut connections = ConnectionTasks::default();
+    let mut paused = false;
+    loop {
+        match listener.accept().await {
+            Ok((stream, _peer)) => {
+                if mem::replace(&mut paused, false) {
+                    eprintln!("accepting clients again");
+                }
+                connections.push(spawn(serve_client(stream)));
+            }
+            // A client that gave up while it waited in the backlog: that
+            // says nothing about the next one. (A signal is retried inside.)
+            Err(err) if aborted(&err) => {}
+            // The OS has no descriptor (EMFILE for this process, ENFILE for
+            // the system) or no memory left for the new connection. The
+            // client stays in the backlog, so no new readiness edge will come
+            // for it, and a level-triggered loop would wake at once, forever,
+            // burning a core. Descriptors come back only when connections
+            // close, so pause, accept again in a while, and let the clients
+            // wait in the backlog meanwhile.
+            Err(err) => {
+                if !mem::replace(&mut paused, true) {
+                    eprintln!("not accepting clients for now: {err}");
+                }
+                sleep(ACCEPT_RETRY).await;
+            }
+        }
+    }
+}
+// ANCHOR_END: accept_clients
+
+// ANCHOR: connection_tasks
+/// The tasks serving a server's clients. They belong to the server's task:
+/// when it is cancelled, or dropped with its loop, this list is dropped
+/// with it and cancels each of them, which closes their connections.
+#[derive(Default)]
+struct ConnectionTasks(Vec<JoinHandle<()>>);
+
+impl ConnectionTasks {
+    /// Keeps `task`'s handle. Whenever the list is full, the handles of
+    /// tasks that have ended are let go before it grows, so a server that
+    /// runs for days holds about as many handles as it has clients.
+    fn push(&mut self, task: JoinHandle<()>) {
+        if self.0.len() == self.0.capacity() {
+            self.0.retain(|task| !task.is_finished());
+        }
+        self.0.push(task);
+    }
+}
+
+impl Drop for ConnectionTasks {
+    fn drop(&mut self) {
+        for task in &self.0 {
+            task.cancel();
+        }
+    }
+}
+// ANCHOR_END: connection_tasks
+
+fn aborted(err: &io::Error) -> bool {
+    err.kind() == io::ErrorKind::ConnectionAborted
+}

@@ -1,0 +1,117 @@
+//! The first things a task can await: a deadline, and the end of its turn.
+//!
+//! Both are futures written by hand, as every future at the bottom of an
+//! `.await` chain is: `async fn`s only await other futures, and somewhere a
+//! `poll` has to say "not yet" and arrange to be woken.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use crate::TimerHandle;
+use crate::task::running_loop;
+
+// ANCHOR: sleep
+/// Waits until `duration` has passed, without holding up other tasks.
+/// asyncio's `asyncio.sleep`.
+pub fn sleep(duration: Duration) -> Sleep {
+    sleep_until(Instant::now() + duration)
+}
+
+/// Waits until the clock reaches `deadline`.
+pub fn sleep_until(deadline: Instant) -> Sleep {
+    Sleep {
+        deadline,
+        waker: None,
+        timer: None,
+    }
+}
+
+/// The future `sleep` returns: seed 001's `LoopSleepGenerator` in Rust.
+///
+/// Its first poll puts a timer on the running loop whose callback wakes the
+/// task; polls after that only look at the clock. Until the first poll,
+/// nothing happens at all: a future does nothing until it is polled.
+/// Dropped, it cancels its timer.
+#[derive(Debug)]
+#[must_use = "a future does nothing unless it is awaited"]
+pub struct Sleep {
+    deadline: Instant,
+    /// `None` until the timer is set; then the waker its callback wakes,
+    /// shared with the callback and updated at every poll.
+    waker: Option<Rc<RefCell<Waker>>>,
+    /// `None` until the timer is set; then the handle that cancels it.
+    timer: Option<TimerHandle>,
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if Instant::now() >= self.deadline {
+            return Poll::Ready(());
+        }
+        if let Some(waker) = &self.waker {
+            // Polled again before the deadline: the timer wakes whoever
+            // polled last.
+            waker.borrow_mut().clone_from(cx.waker());
+        } else {
+            let waker = Rc::new(RefCell::new(cx.waker().clone()));
+            let timer_waker = Rc::clone(&waker);
+            let timer = running_loop().call_at(self.deadline, move |_| {
+                timer_waker.borrow().wake_by_ref();
+            });
+            self.waker = Some(waker);
+            self.timer = Some(timer);
+        }
+        Poll::Pending
+    }
+}
+// ANCHOR_END: sleep
+
+// ANCHOR: sleep_drop
+/// A `Sleep` dropped before its deadline (its task was cancelled, or a
+/// `timeout` gave up on it, or it lost a race) has no one left to wake:
+/// its timer is cancelled, so the loop neither keeps nor waits for it.
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        if let Some(timer) = &self.timer {
+            timer.cancel();
+        }
+    }
+}
+// ANCHOR_END: sleep_drop
+
+// ANCHOR: yield_now
+/// Lets every other ready task run before this one goes on. The seeds'
+/// `_async_yield`.
+///
+/// The task wakes itself and says "not yet" once, so the loop polls it
+/// again on its next turn, after everything that was ready before it.
+pub fn yield_now() -> YieldNow {
+    YieldNow { yielded: false }
+}
+
+/// The future `yield_now` returns.
+#[derive(Debug)]
+#[must_use = "a future does nothing unless it is awaited"]
+pub struct YieldNow {
+    yielded: bool,
+}
+
+impl Future for YieldNow {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.yielded {
+            return Poll::Ready(());
+        }
+        self.yielded = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+// ANCHOR_END: yield_now

@@ -1,0 +1,137 @@
+//! Wakers: how a task that waits gets back on the ready queue.
+//!
+//! A `Waker` may be cloned, kept and woken anywhere, on any thread, long
+//! after the poll that handed it out, even after its task has finished. So
+//! waking cannot touch the loop itself (which lives on one thread, in
+//! `RefCell`s): it writes the task's id to a thread-safe list, and the loop
+//! reads that list at each turn.
+
+use std::io;
+use std::mem;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::Wake;
+use std::thread::{self, ThreadId};
+
+use mio::{Registry, Token};
+
+use crate::task::TaskId;
+
+// ANCHOR: task_waker
+/// What every `Waker` of one task points to.
+///
+/// `queued` says the task is already due for a poll. Only the wake-up that
+/// flips it from `false` to `true` writes the id down, so however many times
+/// a task is woken before it runs, it is polled once. The loop flips it back
+/// just before it polls the task.
+///
+/// `cancelled` says the loop must drop the task instead of polling it: the
+/// task's `JoinHandle` sets it, then wakes the task so the loop comes to it.
+#[derive(Debug)]
+pub(crate) struct TaskWaker {
+    task: TaskId,
+    queued: AtomicBool,
+    cancelled: AtomicBool,
+    woken: Arc<WokenTasks>,
+}
+
+impl TaskWaker {
+    pub(crate) fn new(task: TaskId, woken: Arc<WokenTasks>) -> Self {
+        TaskWaker {
+            task,
+            queued: AtomicBool::new(false),
+            cancelled: AtomicBool::new(false),
+            woken,
+        }
+    }
+
+    /// Marks the task cancelled and wakes it, unless it was cancelled
+    /// already; says whether this call did it. A task already queued stays
+    /// queued once: its poll, when it comes, finds the mark and drops it.
+    pub(crate) fn cancel(self: &Arc<Self>) -> bool {
+        let already_cancelled = self.cancelled.swap(true, Ordering::AcqRel);
+        if !already_cancelled {
+            self.wake_by_ref();
+        }
+        !already_cancelled
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Acquire)
+    }
+
+    /// Called by the loop just before it polls the task: from now on a
+    /// wake-up queues the task again. `Acquire` pairs with the `Release` of
+    /// the wake-ups it absorbed, so the poll sees what their wakers did first.
+    pub(crate) fn clear_queued(&self) {
+        self.queued.swap(false, Ordering::AcqRel);
+    }
+}
+
+/// `std::task::Wake` turns an `Arc<TaskWaker>` into a `Waker` in safe code.
+impl Wake for TaskWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        let already_queued = self.queued.swap(true, Ordering::AcqRel);
+        if !already_queued {
+            self.woken.push(self.task);
+        }
+    }
+}
+// ANCHOR_END: task_waker
+
+// ANCHOR: woken_tasks
+/// The ids of the tasks woken since the loop last looked, shared by every
+/// waker of one loop.
+///
+/// A wake-up from another thread may come while the loop is blocked in
+/// `poll`, waiting for a socket or a deadline that may be far off (or never
+/// come). `interrupt`, a `mio::Waker` registered on that same `Poll`, makes
+/// the wait end at once.
+#[derive(Debug)]
+pub(crate) struct WokenTasks {
+    ids: Mutex<Vec<TaskId>>,
+    interrupt: mio::Waker,
+    loop_thread: ThreadId,
+}
+
+impl WokenTasks {
+    /// A list for a loop whose poller is `registry`, created on the loop's
+    /// own thread.
+    pub(crate) fn new(registry: &Registry, token: Token) -> io::Result<Self> {
+        Ok(WokenTasks {
+            ids: Mutex::new(Vec::new()),
+            interrupt: mio::Waker::new(registry, token)?,
+            loop_thread: thread::current().id(),
+        })
+    }
+
+    fn push(&self, task: TaskId) {
+        self.lock().push(task);
+        // On the loop's own thread the loop is running, not blocked: it reads
+        // this list before it next waits, and the system call can be saved.
+        if thread::current().id() != self.loop_thread {
+            // An error means the poller is gone with its loop: nothing to wake.
+            let _ = self.interrupt.wake();
+        }
+    }
+
+    /// Takes every id written down so far, oldest first.
+    pub(crate) fn take(&self) -> Vec<TaskId> {
+        mem::take(&mut *self.lock())
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+
+    /// Nothing can panic while holding this lock (it only pushes and takes),
+    /// so a poisoned lock still holds a sound list.
+    fn lock(&self) -> MutexGuard<'_, Vec<TaskId>> {
+        self.ids.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+// ANCHOR_END: woken_tasks
