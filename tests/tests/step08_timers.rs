@@ -1,0 +1,215 @@
+//! Step 8's timer cancellation: a cancelled timer never fires and never
+//! keeps the loop waiting, a dropped `Sleep` cancels its own, and cancelled
+//! timers are swept by asyncio's rule, so they do not pile up.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use step08::{EventLoop, sleep, timeout, yield_now};
+use workshop_tests::{DropFlag, HANG_LIMIT, within};
+
+fn new_loop() -> Rc<EventLoop> {
+    Rc::new(EventLoop::new().expect("a new poller"))
+}
+
+const AN_HOUR: Duration = Duration::from_secs(3600);
+
+/// Turns the loop exactly once: at the start of each turn it takes
+/// cancelled timers off the heap.
+fn one_turn(lp: &Rc<EventLoop>) {
+    lp.block_on(async {}).unwrap();
+}
+
+fn heap_len(lp: &EventLoop) -> usize {
+    lp.timer_heap_size().0
+}
+
+#[test]
+fn a_cancelled_timer_never_fires_and_the_loop_does_not_wait_for_it() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let fired = Rc::new(Cell::new(false));
+        let flag = Rc::clone(&fired);
+        let handle = lp.call_later(Duration::from_secs(60), move |_| flag.set(true));
+        assert!(handle.cancel());
+        let started = Instant::now();
+        lp.run().unwrap();
+        assert!(!fired.get());
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "run waited for a cancelled timer: {:?}",
+            started.elapsed()
+        );
+    });
+}
+
+#[test]
+fn cancel_says_whether_there_was_anything_to_cancel() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let early = lp.call_later(Duration::ZERO, |_| {});
+        let late = lp.call_later(AN_HOUR, |_| {});
+        lp.block_on(sleep(Duration::from_millis(10))).unwrap();
+        assert!(!early.cancel(), "the timer had fired already");
+        assert!(late.cancel());
+        assert!(!late.cancel(), "the second cancel of one timer");
+    });
+}
+
+#[test]
+fn cancelling_frees_what_the_callback_captured_at_once() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let (flag, dropped) = DropFlag::new();
+        let handle = lp.call_later(AN_HOUR, move |_| drop(flag));
+        assert!(!dropped.get());
+        handle.cancel();
+        assert!(dropped.get(), "the callback outlived its cancelled timer");
+        assert_eq!(heap_len(&lp), 1, "the heap is left alone until a turn");
+        one_turn(&lp);
+        assert_eq!(
+            heap_len(&lp),
+            0,
+            "the cancelled timer came up and was popped"
+        );
+    });
+}
+
+#[test]
+fn a_dropped_sleep_cancels_its_timer() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let outcome = lp.block_on(async {
+            let mut nap = std::pin::pin!(sleep(AN_HOUR));
+            // Poll it once, so it sets its timer, then drop it.
+            std::future::poll_fn(|cx| {
+                let _ = nap.as_mut().poll(cx);
+                std::task::Poll::Ready(())
+            })
+            .await;
+        });
+        outcome.unwrap();
+        one_turn(&lp);
+        assert_eq!(heap_len(&lp), 0, "the hour-long timer is still there");
+    });
+}
+
+#[test]
+fn timers_cancelled_in_bulk_leave_the_heap_as_it_started() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let before = lp.timer_heap_size();
+        let on_loop = Rc::clone(&lp);
+        let peak = lp
+            .block_on(async move {
+                let handles: Vec<_> = (0..100_000)
+                    .map(|_| on_loop.call_later(AN_HOUR, |_| {}))
+                    .collect();
+                let peak = on_loop.timer_heap_size();
+                for handle in handles {
+                    assert!(handle.cancel());
+                }
+                yield_now().await; // the next turn sweeps the heap
+                peak
+            })
+            .unwrap();
+        assert_eq!(peak.0, 100_000);
+        assert_eq!(
+            lp.timer_heap_size(),
+            before,
+            "length and capacity, before {before:?}, after 100,000 cancelled"
+        );
+    });
+}
+
+#[test]
+fn a_live_timer_on_top_does_not_let_cancelled_ones_pile_up_behind_it() {
+    // Cancelled timers are popped only from the top of the heap; with a
+    // live timer due first, 100,000 timeouts that all won their race leave
+    // their timers behind it, until the sweep clears them.
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let first_due = lp.call_later(Duration::from_secs(60), |_| {});
+        let on_loop = Rc::clone(&lp);
+        let largest = lp
+            .block_on(async move {
+                let mut largest = (0, 0);
+                for _ in 0..100_000 {
+                    timeout(AN_HOUR, yield_now()).await.unwrap();
+                    largest = largest.max(on_loop.timer_heap_size());
+                }
+                largest
+            })
+            .unwrap();
+        // A sweep comes once the heap passes 100 timers: the live one on
+        // top, and more than half of the rest cancelled.
+        assert!(largest.0 <= 102, "the heap grew to {} timers", largest.0);
+        assert!(
+            largest.1 <= 256,
+            "the heap's capacity grew to {}",
+            largest.1
+        );
+        first_due.cancel();
+        one_turn(&lp);
+        assert_eq!(heap_len(&lp), 0);
+    });
+}
+
+/// `live` timers that stay and `cancelled` ones that are cancelled, behind
+/// a live one due first, so none can be popped from the top.
+fn heap_with(lp: &EventLoop, live: usize, cancelled: usize) {
+    lp.call_later(Duration::from_secs(60), |_| {});
+    for _ in 0..live {
+        lp.call_later(AN_HOUR, |_| {});
+    }
+    for _ in 0..cancelled {
+        lp.call_later(AN_HOUR, |_| {}).cancel();
+    }
+}
+
+#[test]
+fn the_sweep_follows_asyncios_rule_more_than_100_and_more_than_half() {
+    within(HANG_LIMIT, || {
+        // (live timers, cancelled timers, heap length after one turn)
+        let cases = [
+            (0, 99, 100),  // 100 timers: not more than 100, no sweep
+            (0, 100, 1),   // 101 timers, 100 cancelled: swept
+            (50, 50, 101), // 101 timers, 50 cancelled: not more than half
+            (49, 51, 50),  // 101 timers, 51 cancelled: swept
+            (500, 500, 1001),
+            (499, 501, 500),
+        ];
+        for (live, cancelled, expected) in cases {
+            let lp = new_loop();
+            heap_with(&lp, live, cancelled);
+            one_turn(&lp);
+            assert_eq!(
+                heap_len(&lp),
+                expected,
+                "{live} live and {cancelled} cancelled behind a live one"
+            );
+        }
+    });
+}
+
+#[test]
+fn a_sweep_keeps_the_live_timers_in_their_order() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let fired = Rc::new(RefCell::new(Vec::new()));
+        let deadline = Instant::now() + Duration::from_millis(30);
+        for n in 0..300 {
+            let log = Rc::clone(&fired);
+            let handle = lp.call_at(deadline, move |_| log.borrow_mut().push(n));
+            if n % 3 != 0 {
+                handle.cancel(); // two in three: enough to sweep
+            }
+        }
+        one_turn(&lp);
+        assert_eq!(heap_len(&lp), 100, "the sweep did not run");
+        lp.run().unwrap();
+        let expected: Vec<i32> = (0..300).step_by(3).collect();
+        assert_eq!(*fired.borrow(), expected);
+    });
+}
