@@ -92,6 +92,26 @@ fn step07_names_the_address_already_in_use() {
     assert_port_in_use("step07-port-in-use", "step07");
 }
 
+#[test]
+fn step08_default_run() {
+    assert_run("step08", "step08", &[]);
+}
+
+#[test]
+fn step08_rejects_an_unknown_argument() {
+    assert_run("step08-bogus-argument", "step08", &["--bogus"]);
+}
+
+#[test]
+fn step08_rejects_an_address_that_does_not_parse() {
+    assert_run("step08-bad-address", "step08", &["serve", "localhost:http"]);
+}
+
+#[test]
+fn step08_names_the_address_already_in_use() {
+    assert_port_in_use("step08-port-in-use", "step08");
+}
+
 /// Runs `package` in `serve` mode on a port that is taken, and pins what it
 /// says.
 fn assert_port_in_use(name: &str, package: &str) {
