@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use step07::slow::{self, Delays};
 use step07::{
-    EventLoop, TcpListener, TcpStream, echo, join_all, sleep_until, socket_pair,
-    spawn, yield_now,
+    EventLoop, JoinError, LocalStream, TcpListener, TcpStream, echo, join_all,
+    sleep_until, socket_pair, spawn, yield_now,
 };
 
 const USAGE: &str = "usage: cargo run -p step07 [-- serve [ADDR]]";
@@ -98,20 +98,20 @@ fn run<T: 'static>(
 /// and finds nothing: it waits, without blocking the writer, until the
 /// loop's poll says its socket is readable.
 async fn hello_through_a_socket_pair() -> io::Result<()> {
-    let (mut writer, mut reader) = socket_pair()?;
-    let receiving = spawn(async move {
-        println!("reader: reading; nothing has been sent yet");
-        let mut buf = [0; 1024];
-        let n = reader.read(&mut buf).await?;
-        println!("reader: {}", String::from_utf8_lossy(&buf[..n]));
-        io::Result::Ok(())
-    });
+    let (mut writer, reader) = socket_pair()?;
+    let receiving = spawn(read_hello(reader));
     yield_now().await; // the reader's first poll comes before the write
     println!("writer: sending 13 bytes");
     writer.write_all(b"Hello, world!").await?;
-    receiving
-        .await
-        .map_err(|err| io::Error::other(err.to_string()))?
+    joined(receiving.await)
+}
+
+async fn read_hello(mut reader: LocalStream) -> io::Result<()> {
+    println!("reader: reading; nothing has been sent yet");
+    let mut buf = [0; 1024];
+    let n = reader.read(&mut buf).await?;
+    println!("reader: {}", String::from_utf8_lossy(&buf[..n]));
+    Ok(())
 }
 // ANCHOR_END: hello
 
@@ -126,7 +126,7 @@ async fn echo_with_three_clients() -> io::Result<()> {
     let clients =
         SCRIPTS.map(|(name, script)| run_script(name, script, addr, start));
     for outcome in join_all(clients).await {
-        outcome.map_err(|err| io::Error::other(err.to_string()))??;
+        joined(outcome)?;
     }
     Ok(())
 }
@@ -288,8 +288,7 @@ async fn all_at_once(addr: SocketAddr) -> io::Result<()> {
     let responses = join_all((0..REQUESTS).map(|_| request(addr))).await;
     let mut answered = 0;
     for response in responses {
-        let response =
-            response.map_err(|err| io::Error::other(err.to_string()))??;
+        let response = joined(response)?;
         answered += usize::from(response.as_bytes() == slow::RESPONSE);
     }
     println!("{answered} of {REQUESTS} requests got {:?}", "response\n");
@@ -336,6 +335,11 @@ fn cannot_listen(addr: SocketAddr, err: &io::Error) -> String {
         _ => err.to_string(),
     };
     format!("cannot listen on {addr}: {why}")
+}
+
+/// What a task returned, or its panic as an error: one `io::Result`.
+fn joined<T>(outcome: Result<io::Result<T>, JoinError>) -> io::Result<T> {
+    outcome.unwrap_or_else(|panicked| Err(io::Error::other(panicked.to_string())))
 }
 
 /// Loopback, on a port the OS picks.

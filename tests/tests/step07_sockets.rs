@@ -3,6 +3,7 @@
 //! socket that is not its own; what one readiness edge announces is read
 //! whole; partial writes add up; a failed connect says why.
 
+use std::cell::RefCell;
 use std::future::{self, Future};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr};
@@ -13,7 +14,10 @@ use std::task::Poll;
 use std::thread;
 use std::time::Duration;
 
-use step07::{EventLoop, TcpListener, TcpStream, sleep, socket_pair, spawn};
+use step07::{
+    EventLoop, LocalStream, TcpListener, TcpStream, sleep, socket_pair, spawn,
+    yield_now,
+};
 use workshop_tests::{HANG_LIMIT, counted, within};
 
 fn new_loop() -> Rc<EventLoop> {
@@ -276,6 +280,67 @@ fn a_dropped_socket_leaves_the_loop_and_none_of_its_events_reach_a_new_one() {
         .unwrap();
         assert_eq!(registered_sockets(&lp), 0);
     });
+}
+
+#[test]
+fn a_wake_up_already_queued_for_a_dropped_socket_goes_to_its_own_task_only() {
+    // The footgun step 4 warned of: `deregister` cannot take back a callback
+    // that the loop's poll has already put on the ready queue.
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let inner = Rc::clone(&lp);
+        let polls_of_new = lp
+            .block_on(async move {
+                let (old, mut old_peer) = socket_pair().unwrap();
+                let old = Rc::new(RefCell::new(Some(old)));
+                // Waits once to read the old socket (its waker is left with
+                // the loop), then ends when that wake-up comes.
+                let waiter = spawn(wait_once_to_read(Rc::clone(&old)));
+                yield_now().await; // the waiter has waited
+
+                // Dropped by a callback that runs at the start of the next
+                // turn, after that turn's poll has already queued the old
+                // socket's wake-up (its bytes are being written now).
+                inner.call_soon(move |_| drop(old.take()));
+                old_peer.write_all(b"for the old one").await.unwrap();
+
+                let (mut new, mut new_peer) = socket_pair().unwrap();
+                let reader = spawn(async move {
+                    let mut buf = [0; 16];
+                    let (read, polls) = counted(new.read(&mut buf));
+                    let n = read.await.unwrap();
+                    assert_eq!(&buf[..n], b"for the new one");
+                    polls.get()
+                });
+                sleep(Duration::from_millis(20)).await;
+                new_peer.write_all(b"for the new one").await.unwrap();
+                waiter.await.unwrap();
+                reader.await.unwrap()
+            })
+            .unwrap();
+        assert_eq!(
+            polls_of_new, 2,
+            "the new socket's task was woken for nothing"
+        );
+    });
+}
+
+/// Polls a read of `socket` once, so the loop keeps this task's waker for
+/// it, and completes when woken.
+async fn wait_once_to_read(socket: Rc<RefCell<Option<LocalStream>>>) {
+    let mut waited = false;
+    future::poll_fn(|cx| {
+        if waited {
+            return Poll::Ready(());
+        }
+        waited = true;
+        let mut socket = socket.borrow_mut();
+        let mut buf = [0; 16];
+        let read = pin!(socket.as_mut().unwrap().read(&mut buf));
+        assert!(read.poll(cx).is_pending());
+        Poll::Pending
+    })
+    .await;
 }
 
 #[test]
