@@ -6,8 +6,9 @@ installed: what the readers of the seed articles would reach for.
     python3 bench/python/asyncio_bench.py --quick    # smaller, 3 runs: a check
 
 The table has the same rows, ids and number format as the Rust harness
-(`cargo bench -p bench --bench compare`); that one runs this script with
-`--rows` when given `--python` and adds these columns beside tokio's.
+(`cargo bench -p bench --bench compare`). Given `--python`, that one runs
+this script with `--rows --workload ID` right after each of its own
+workloads and adds these columns beside tokio's.
 
 Standard library only (uvloop is optional). Each workload runs once as a
 warm-up that is thrown away, then `--runs` times; the table shows medians.
@@ -415,14 +416,14 @@ def workloads(plan):
     ]
 
 
-def measure(plan, loops, runs, only):
+def measure(plan, loops, runs, only, workload):
     """Runs each workload on each loop: a warm-up round thrown away (the
     first echo run in a fresh interpreter is several times slower, for
     reasons that have nothing to do with the loop), then `runs` rounds.
     Returns table rows: (id, label, metric name, {loop: value})."""
     rows = []
     for key, label, metrics, run in workloads(plan):
-        if only and only not in key:
+        if (only and only not in key) or (workload and key != workload):
             continue
         print(label, end=" ", file=sys.stderr, flush=True)
         results = {loop: [] for loop in loops}
@@ -509,6 +510,7 @@ def main():
     parser.add_argument("--quick", action="store_true", help="smaller, 3 runs")
     parser.add_argument("--runs", type=int, help="measured runs per workload")
     parser.add_argument("--only", help="only workloads whose id contains this")
+    parser.add_argument("--workload", help="only the workload with this id")
     parser.add_argument("--loop", choices=["asyncio", "uvloop"], help="just one")
     parser.add_argument("--rows", action="store_true", help="rows for Rust")
     parser.add_argument("--serve-echo", metavar="LOOP", help=argparse.SUPPRESS)
@@ -527,7 +529,7 @@ def main():
     plan = PLANS[plan_name]
     runs = args.runs or plan["runs"]
     load = os.getloadavg()[0]
-    rows = measure(plan, loops, runs, args.only)
+    rows = measure(plan, loops, runs, args.only, args.workload)
     if args.rows:
         for row_id, _, _, values in rows:
             for loop in loops:

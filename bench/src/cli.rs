@@ -8,8 +8,7 @@ use std::path::Path;
 use std::process::{Command, ExitCode};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::python::add_python_sides;
-use crate::{Plan, Side, run, serve_echo_child};
+use crate::{Plan, PythonSides, Side, run, serve_echo_child};
 
 const USAGE: &str = "\
 usage: cargo bench -p bench --bench compare -- [--quick] [--runs N] [--only TEXT] [--python]
@@ -120,10 +119,17 @@ fn compare(sides: &[Side], options: &Options) -> io::Result<()> {
     let program = env::current_exe()?;
     let only = options.only.as_deref();
     let load_before = load_average();
-    let mut table = run(sides, &plan, Some(&program), only, &mut io::stderr())?;
-    if options.python {
-        add_python_sides(&mut table, options.quick, only)?;
-    }
+    let mut python = options
+        .python
+        .then(|| PythonSides::new(options.quick, options.runs));
+    let table = run(
+        sides,
+        &plan,
+        Some(&program),
+        only,
+        python.as_mut(),
+        &mut io::stderr(),
+    )?;
     let load = format!(
         "{load_before} when it started, {} when it ended",
         load_average()

@@ -24,6 +24,7 @@ mod table;
 pub use cli::main;
 pub use measure::{Sample, Stopwatch, lateness_ns};
 pub use plan::{EchoPlan, Plan};
+pub use python::PythonSides;
 pub use run::run;
 pub use server_process::{ServerProcess, serve_echo_child};
 pub use side::{Side, listen_loopback};

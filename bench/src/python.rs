@@ -1,5 +1,5 @@
-//! The Python side: `bench/python/asyncio_bench.py` run as a child, its
-//! medians added to the table as more columns.
+//! The Python side: `bench/python/asyncio_bench.py` run as a child, one
+//! workload at a time, its medians added to the table as more columns.
 
 use std::collections::HashMap;
 use std::env;
@@ -14,37 +14,67 @@ pub fn script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("python/asyncio_bench.py")
 }
 
-/// Runs the script (with `$BENCH_PYTHON`, or `python3`) on the same plan and
-/// adds one column per event loop it measured: asyncio, and uvloop where it
-/// is installed. Its progress goes straight to our standard error.
-pub fn add_python_sides(
-    table: &mut Table,
+/// The Python event loops (asyncio, and uvloop where it is installed), run
+/// by the script one workload at a time, each right after the Rust sides
+/// ran it: a change in the machine's load between workloads then hits
+/// both alike.
+#[derive(Debug, Default)]
+pub struct PythonSides {
     quick: bool,
-    only: Option<&str>,
-) -> io::Result<()> {
-    let python = env::var("BENCH_PYTHON").unwrap_or_else(|_| "python3".to_owned());
-    let mut command = Command::new(&python);
-    command.arg(script()).arg("--rows");
-    if quick {
-        command.arg("--quick");
+    runs: Option<usize>,
+    /// One column per event loop: its values by row id.
+    columns: Vec<(String, HashMap<String, f64>)>,
+}
+
+impl PythonSides {
+    /// The script's own plan (`--quick` or full), with `runs` measured runs
+    /// instead of its default if given.
+    pub fn new(quick: bool, runs: Option<usize>) -> Self {
+        Self {
+            quick,
+            runs,
+            columns: Vec::new(),
+        }
     }
-    if let Some(only) = only {
-        command.args(["--only", only]);
+
+    /// Runs the script (with `$BENCH_PYTHON`, or `python3`) on the workload
+    /// called `id`; it reports nothing for a workload it does not have. Its
+    /// progress goes straight to our standard error.
+    pub fn measure(&mut self, id: &str) -> io::Result<()> {
+        let python =
+            env::var("BENCH_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+        let mut command = Command::new(&python);
+        command.arg(script()).args(["--rows", "--workload", id]);
+        if self.quick {
+            command.arg("--quick");
+        }
+        if let Some(runs) = self.runs {
+            command.args(["--runs", &runs.to_string()]);
+        }
+        let output = command.stderr(Stdio::inherit()).output().map_err(|err| {
+            io::Error::new(err.kind(), format!("running {python}: {err}"))
+        })?;
+        if !output.status.success() {
+            return Err(io::Error::other(format!(
+                "the Python benchmarks failed ({})",
+                output.status
+            )));
+        }
+        for (side, values) in parse_rows(&String::from_utf8_lossy(&output.stdout))? {
+            match self.columns.iter_mut().find(|(name, _)| *name == side) {
+                Some((_, column)) => column.extend(values),
+                None => self.columns.push((side, values)),
+            }
+        }
+        Ok(())
     }
-    let output = command.stderr(Stdio::inherit()).output().map_err(|err| {
-        io::Error::new(err.kind(), format!("running {python}: {err}"))
-    })?;
-    if !output.status.success() {
-        return Err(io::Error::other(format!(
-            "the Python benchmarks failed ({})",
-            output.status
-        )));
+
+    /// Adds one column per event loop measured.
+    pub fn add_to(&self, table: &mut Table) {
+        for (side, values) in &self.columns {
+            table.add_side(side, values);
+        }
     }
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    for (side, values) in parse_rows(&stdout)? {
-        table.add_side(&side, &values);
-    }
-    Ok(())
 }
 
 /// Reads `row SIDE ID VALUE` lines (tab-separated) into one map per side, in

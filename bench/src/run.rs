@@ -7,12 +7,12 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::time::Duration;
 
-use crate::table::group_thousands;
-use crate::table::{Better, Row, Table, median, percentile};
-use crate::{EchoPlan, Plan, ServerProcess, Side};
+use crate::table::{Better, Row, Table, group_thousands, median, percentile};
+use crate::{EchoPlan, Plan, PythonSides, ServerProcess, Side};
 
 /// Runs every workload of `plan` (those whose id contains `only`, if given)
-/// on every side and returns the table of medians.
+/// on every side, then on the Python loops if given, and returns the table
+/// of medians.
 ///
 /// Sides take turns within each round (warm-ups first, then measured runs),
 /// so a slow spell on the machine hits every side alike rather than the one
@@ -24,6 +24,7 @@ pub fn run(
     plan: &Plan,
     server: Option<&Path>,
     only: Option<&str>,
+    mut python: Option<&mut PythonSides>,
     log: &mut dyn Write,
 ) -> io::Result<Table> {
     let mut table = Table {
@@ -48,6 +49,12 @@ pub fn run(
         }
         writeln!(log)?;
         table.rows.extend(workload.rows(&runs));
+        if let Some(python) = python.as_deref_mut() {
+            python.measure(&workload.id)?;
+        }
+    }
+    if let Some(python) = python {
+        python.add_to(&mut table);
     }
     Ok(table)
 }
@@ -102,8 +109,8 @@ fn workloads<'a>(plan: &'a Plan, server: Option<&'a Path>) -> Vec<Workload<'a>> 
     let mut all = vec![
         spawn_join("spawn", "1 spawn and join", plan.spawn_tasks),
         yield_switch(plan),
-        sleeps("sleeps", "3", plan, plan.sleeps, false),
-        sleeps("sleeps_half", "3", plan, plan.sleeps, true),
+        sleeps(plan, false),
+        sleeps(plan, true),
         lateness(plan),
         echo("echo", echo_label(plan.echo), plan.echo),
     ];
@@ -166,13 +173,7 @@ fn yield_switch<'a>(plan: &Plan) -> Workload<'a> {
     }
 }
 
-fn sleeps<'a>(
-    id: &str,
-    number: &str,
-    plan: &Plan,
-    sleeps: usize,
-    cancel_half: bool,
-) -> Workload<'a> {
+fn sleeps<'a>(plan: &Plan, cancel_half: bool) -> Workload<'a> {
     const METRICS: &[Metric] = &[
         Metric {
             id: "wall_ms",
@@ -185,13 +186,17 @@ fn sleeps<'a>(
             better: Better::Lower,
         },
     ];
-    let delays = plan.sleep_delays(sleeps);
-    let cancelled = if cancel_half { ", half cancelled" } else { "" };
+    let delays = plan.sleep_delays(plan.sleeps);
+    let (id, cancelled) = if cancel_half {
+        ("sleeps_half", ", half cancelled")
+    } else {
+        ("sleeps", "")
+    };
     Workload {
         id: id.to_owned(),
         label: format!(
-            "{number} {} sleeps of 0-{}{cancelled}",
-            count(sleeps),
+            "3 {} sleeps of 0-{}{cancelled}",
+            count(plan.sleeps),
             duration(plan.sleep_max)
         ),
         metrics: METRICS,

@@ -44,9 +44,15 @@ fn compare_binary() -> &'static Path {
 #[test]
 fn every_workload_reports_a_number_for_every_metric() {
     let plan = Plan::tiny();
-    let table =
-        bench::run(ALL, &plan, Some(compare_binary()), None, &mut io::sink())
-            .expect("every workload runs");
+    let table = bench::run(
+        ALL,
+        &plan,
+        Some(compare_binary()),
+        None,
+        None,
+        &mut io::sink(),
+    )
+    .expect("every workload runs");
     let scaled = 2 * plan.scale_counts.len() + plan.scale_connections.len();
     // spawn, yield, 2 sleeps x 2, lateness 4, echo, echo process 2, stream, idle
     assert_eq!(table.rows.len(), 15 + scaled);
