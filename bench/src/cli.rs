@@ -152,7 +152,7 @@ fn report_heading(
          Measured {} on this machine: {cpus} CPUs, {}, {}, tokio {}; \
          load average {load}.\n\
          Each value is the median of {} runs, after {} warm-up run(s) thrown away; \
-         the runtimes take turns within each round.\n\
+         the runtimes take turns within each round{}.\n\
          `X vs tokio`: how many times better X did than tokio (cost ÷ cost, or \
          rate ÷ rate): above 1 is better.\n\n\
          Command: `{}`\n",
@@ -164,6 +164,11 @@ fn report_heading(
         locked_version("tokio"),
         plan.runs,
         plan.warmups,
+        if options.python {
+            "; the Python loops run each workload right after them"
+        } else {
+            ""
+        },
         command_line(options),
     )
 }
