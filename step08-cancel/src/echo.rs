@@ -56,31 +56,37 @@ struct Connection {
 // ANCHOR_END: connection
 
 // ANCHOR: serve_connection
-/// One client, from its connect to its close, as straight-line code: read
-/// what came, answer the lines it completed, write the answers, again.
+/// One client, from its connect to its close.
 async fn serve_connection(mut stream: TcpStream) {
     // Replies are small and a client waits for each: send them at once
     // rather than wait to gather a fuller packet (Nagle's algorithm).
     let _ = stream.set_nodelay(true);
-    let mut connection = Connection::default();
-    let mut rounds = 0;
-    // A reset or a broken pipe ends the connection like a close does:
-    // either way the stream is dropped here, which closes it.
-    while let Ok(client_open) = connection.receive(&mut stream).await {
-        if connection.answer(&mut stream).await.is_err() || !client_open {
-            return;
-        }
-        // Bytes that are already there make `read` ready at once, so a
-        // busy client would never let this task give up the loop.
-        rounds += 1;
-        if rounds % ROUNDS_PER_TURN == 0 {
-            yield_now().await;
-        }
-    }
+    // A reset or a broken pipe ends the connection as a close does: either
+    // way the stream is dropped here, which closes it.
+    let _ = Connection::default().serve(&mut stream).await;
 }
-// ANCHOR_END: serve_connection
 
 impl Connection {
+    /// The whole conversation, as straight-line code: read what came,
+    /// answer the lines it completed, write the answers, and again, until
+    /// the client has closed its side and has every answer.
+    async fn serve(&mut self, stream: &mut TcpStream) -> io::Result<()> {
+        for round in 1_usize.. {
+            let client_open = self.receive(stream).await?;
+            self.answer(stream).await?;
+            if !client_open {
+                break;
+            }
+            // Bytes that are already there make `read` ready at once, so a
+            // busy client would never let this task give up the loop.
+            if round % ROUNDS_PER_TURN == 0 {
+                yield_now().await;
+            }
+        }
+        Ok(())
+    }
+    // ANCHOR_END: serve_connection
+
     /// Waits for bytes from the client and adds them to `inbox`. Says
     /// whether the client is still sending: `false` once it has closed its
     /// side, and then a last line without a newline gets one.
