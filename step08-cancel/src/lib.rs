@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 use mio::event::{Event, Source};
 use mio::{Events, Interest, Poll, Token};
 
+// ANCHOR: modules
 pub mod echo;
 mod join;
 pub mod net;
@@ -53,6 +54,7 @@ pub use sleep::{Sleep, YieldNow, sleep, sleep_until, yield_now};
 use task::{Task, TaskId};
 pub use timeout::{TimedOut, timeout};
 use waker::WokenTasks;
+// ANCHOR_END: modules
 
 // ANCHOR: callback
 /// One piece of work: a closure that runs once and may schedule more work on
