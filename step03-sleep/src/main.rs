@@ -29,8 +29,9 @@ fn main() -> ExitCode {
     timed(equal_deadlines);
 
     println!();
-    println!("== The same 0.5 s wait, two ways ==");
-    compare_cpu_use(Duration::from_millis(500));
+    let wait = secs(0.5);
+    println!("== The same {:.1} s wait, two ways ==", wait.as_secs_f64());
+    compare_cpu_use(wait);
 
     ExitCode::SUCCESS
 }

@@ -137,9 +137,11 @@ fn countup(lp: &EventLoop, i: u32, stop: u32) {
 // ANCHOR_END: countdown
 
 // ANCHOR: scripts
-/// What the clients do, and when (seconds after the start). Nothing happens
-/// within 0.05 s of anything else, so the lines print in the same order
-/// every run. Steps given the same time run in the order written.
+/// What the clients do, and when (seconds after the start). Each client
+/// step is at least 0.05 s away from every other line's time, so the lines
+/// print in the same order every run. Where two things share a time, their
+/// order is fixed anyway: steps given the same time run in the order
+/// written, and timers due together fire in the order they were scheduled.
 const SCRIPTS: [(&str, &[(f64, Step)]); 3] = [
     (
         "ada",
@@ -239,11 +241,17 @@ fn one_after_another(lp: &EventLoop, server: &Server, addr: SocketAddr) {
 /// together.
 fn all_at_once(lp: &EventLoop, server: &Server, addr: SocketAddr) {
     let left = Rc::new(Cell::new(REQUESTS));
+    let answered = Rc::new(Cell::new(0));
     for _ in 0..REQUESTS {
-        let (server, left) = (server.clone(), left.clone());
-        request(lp, addr, move |lp, _response, _took| {
+        let (server, left, answered) =
+            (server.clone(), left.clone(), answered.clone());
+        request(lp, addr, move |lp, response, _took| {
+            if response == "response\n" {
+                answered.set(answered.get() + 1);
+            }
             left.set(left.get() - 1);
             if left.get() == 0 {
+                println!("{} of {REQUESTS} got \"response\\n\"", answered.get());
                 let _ = server.stop(lp);
             }
         });

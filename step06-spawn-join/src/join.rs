@@ -113,7 +113,6 @@ pub(crate) async fn run_and_report<T>(
 
 // ANCHOR: join_error
 /// Why a task has no value to give.
-#[derive(Debug)]
 pub enum JoinError {
     /// The task panicked; this is what it panicked with.
     Panicked(Box<dyn Any + Send>),
@@ -147,6 +146,16 @@ impl fmt::Display for JoinError {
 
 impl std::error::Error for JoinError {}
 // ANCHOR_END: join_error
+
+/// Written by hand because a derived `Debug` would show the panic as
+/// `Any { .. }`, and `unwrap()` on a join outcome would hide its message.
+impl fmt::Debug for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let JoinError::Panicked(panic) = self;
+        let message = panic_message(panic.as_ref());
+        f.debug_tuple("Panicked").field(&message).finish()
+    }
+}
 
 // ANCHOR: join_all
 /// Runs each of `futures` as a task of its own and waits for them all;

@@ -29,7 +29,7 @@ fn run_demo() -> io::Result<()> {
     Rc::new(EventLoop::new()?).block_on(spawn_then_join())?;
 
     println!();
-    println!("== A group of sleeps (1.0, 0.5, 0.5 s) beside a background ticker ==");
+    println!("== A group of sleeps {NAPS:?} s beside a background ticker ==");
     Rc::new(EventLoop::new()?).block_on(group_beside_ticker())?;
 
     println!();
@@ -60,10 +60,13 @@ async fn hello(name: &str) -> String {
 async fn group_beside_ticker() {
     spawn(ticker()); // the handle is dropped: the ticker runs detached
     let started = Instant::now();
-    let naps = join_all([1.0, 0.5, 0.5].map(nap)).await;
+    let naps = join_all(NAPS.map(nap)).await;
     let took = started.elapsed().as_secs_f64();
     println!("join_all returned {naps:?} after {took:.2} s");
 }
+
+/// How long each task in the group sleeps, in seconds.
+const NAPS: [f64; 3] = [1.0, 0.5, 0.5];
 
 async fn nap(seconds: f64) -> f64 {
     sleep(Duration::from_secs_f64(seconds)).await;

@@ -186,7 +186,6 @@ impl<T> Drop for Reporter<T> {
 
 // ANCHOR: join_error
 /// Why a task has no value to give.
-#[derive(Debug)]
 pub enum JoinError {
     /// The task panicked; this is what it panicked with.
     Panicked(Box<dyn Any + Send>),
@@ -229,6 +228,20 @@ impl fmt::Display for JoinError {
 
 impl std::error::Error for JoinError {}
 // ANCHOR_END: join_error
+
+/// Written by hand because a derived `Debug` would show the panic as
+/// `Any { .. }`, and `unwrap()` on a join outcome would hide its message.
+impl fmt::Debug for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JoinError::Panicked(panic) => {
+                let message = panic_message(panic.as_ref());
+                f.debug_tuple("Panicked").field(&message).finish()
+            }
+            JoinError::Cancelled => f.write_str("Cancelled"),
+        }
+    }
+}
 
 // ANCHOR: join_all
 /// Runs each of `futures` as a task of its own and waits for them all;

@@ -212,7 +212,7 @@ impl EventLoop {
         let mut io_waiters = self.io_waiters.borrow_mut();
         let waiters = io_waiters
             .get_mut(&token)
-            .expect("read_wait and write_wait take a token from register");
+            .expect("read_wait and write_wait need a registered token");
         update(waiters);
     }
 
