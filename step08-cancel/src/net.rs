@@ -9,7 +9,7 @@ use std::mem;
 use std::net::{Shutdown, SocketAddr};
 use std::time::Duration;
 
-use socket2::{Domain, Protocol, Type};
+use socket2::{Domain, Protocol, SockRef, Type};
 
 use crate::reactor::{Direction, Socket};
 use crate::{JoinHandle, sleep, spawn};
@@ -40,6 +40,13 @@ impl TcpListener {
     /// Listens on `addr` (see `listen`), on the running loop.
     pub fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
         Socket::new(listen(addr)?)
+    }
+
+    /// Adopts a listening socket opened elsewhere (by a harness that picked
+    /// its options, or a parent process), on the running loop.
+    pub fn from_std(listener: std::net::TcpListener) -> io::Result<TcpListener> {
+        listener.set_nonblocking(true)?;
+        Socket::new(mio::net::TcpListener::from_std(listener))
     }
 
     // ANCHOR: accept
@@ -102,6 +109,17 @@ impl TcpStream {
 
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.get_ref().local_addr()
+    }
+
+    /// A second handle on the same connection, on the loop too, so one task
+    /// can read while another writes: each handle has its own token and
+    /// its own waiters. std's `TcpStream::try_clone`, and like it a new
+    /// file descriptor. Two tasks reading at once would share the bytes
+    /// unpredictably; one reader and one writer is the use.
+    pub fn try_clone(&self) -> io::Result<TcpStream> {
+        let clone = SockRef::from(self.get_ref()).try_clone()?;
+        clone.set_nonblocking(true)?;
+        Socket::new(mio::net::TcpStream::from_std(clone.into()))
     }
 }
 
