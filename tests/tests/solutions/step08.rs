@@ -17,20 +17,26 @@ pub async fn try_join_all(jobs: Vec<Job>) -> Result<Vec<u32>, JoinError> {
         jobs.into_iter().map(|job| Some(spawn(job))).collect();
     let mut values: Vec<Option<u32>> = vec![None; pending.len()];
     future::poll_fn(|cx| {
-        for index in 0..pending.len() {
-            let Some(handle) = &mut pending[index] else { continue };
+        let mut failure = None;
+        for (slot, value) in pending.iter_mut().zip(values.iter_mut()) {
+            let Some(handle) = slot else { continue };
             if let Poll::Ready(outcome) = Pin::new(handle).poll(cx) {
-                pending[index] = None;
+                *slot = None;
                 match outcome {
-                    Ok(got) => values[index] = Some(got),
+                    Ok(got) => *value = Some(got),
                     Err(err) => {
-                        for handle in pending.iter().flatten() {
-                            handle.cancel();
-                        }
-                        return Poll::Ready(Err(err));
+                        failure = Some(err);
+                        break;
                     }
                 }
             }
+        }
+        if let Some(err) = failure {
+            // The new part: stop every job still running.
+            for handle in pending.iter().flatten() {
+                handle.cancel();
+            }
+            return Poll::Ready(Err(err));
         }
         if pending.iter().any(Option::is_some) {
             return Poll::Pending;
