@@ -143,7 +143,10 @@ impl EventLoop {
         source: &mut impl Source,
         token: Token,
     ) -> io::Result<()> {
-        self.io_waiters.borrow_mut().remove(&token);
+        let waiters = self.io_waiters.borrow_mut().remove(&token);
+        // Dropped only once the borrow has ended: a waiting callback may own
+        // a socket whose own drop deregisters it, which borrows again.
+        drop(waiters);
         self.poll.borrow().registry().deregister(source)
     }
     // ANCHOR_END: register
@@ -159,7 +162,9 @@ impl EventLoop {
         token: Token,
         callback: impl FnOnce(&EventLoop) + 'static,
     ) {
-        self.waiters_for(token, |waiters| waiters.read = Some(Box::new(callback)));
+        let replaced = self
+            .waiters_for(token, |waiters| waiters.read.replace(Box::new(callback)));
+        drop(replaced); // after the borrow, as in `deregister`
     }
 
     /// Runs `callback` once the socket named `token` has room to write. Call
@@ -169,16 +174,22 @@ impl EventLoop {
         token: Token,
         callback: impl FnOnce(&EventLoop) + 'static,
     ) {
-        self.waiters_for(token, |waiters| waiters.write = Some(Box::new(callback)));
+        let replaced = self
+            .waiters_for(token, |waiters| waiters.write.replace(Box::new(callback)));
+        drop(replaced); // after the borrow, as in `deregister`
     }
     // ANCHOR_END: read_wait
 
-    fn waiters_for(&self, token: Token, update: impl FnOnce(&mut IoWaiters)) {
+    fn waiters_for<R>(
+        &self,
+        token: Token,
+        update: impl FnOnce(&mut IoWaiters) -> R,
+    ) -> R {
         let mut io_waiters = self.io_waiters.borrow_mut();
         let waiters = io_waiters
             .get_mut(&token)
             .expect("read_wait and write_wait need a registered token");
-        update(waiters);
+        update(waiters)
     }
 
     // ANCHOR: run

@@ -164,3 +164,25 @@ fn dropping_the_loop_drops_a_task_that_holds_a_listener() {
         assert_eq!(err.kind(), ErrorKind::ConnectionRefused, "{err}");
     });
 }
+
+#[test]
+fn a_callback_dropped_by_the_loop_may_own_a_socket() {
+    // A replaced or deregistered callback is dropped by the loop. If it owns
+    // a socket, that socket's drop deregisters itself, reaching back into the
+    // loop: the loop must not be holding its waiters' borrow at that moment.
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let inner = Rc::clone(&lp);
+        lp.block_on(async move {
+            let (first, second) = socket_pair().expect("a socket pair");
+            let mut probe = mio::net::UdpSocket::bind(any_port()).expect("a probe");
+            let token = inner.register(&mut probe).expect("registered");
+
+            inner.read_wait(token, move |_| drop(first));
+            inner.read_wait(token, |_| {}); // drops the callback owning first
+            inner.write_wait(token, move |_| drop(second));
+            inner.deregister(&mut probe, token).expect("deregistered");
+        })
+        .expect("the loop ran");
+    });
+}
