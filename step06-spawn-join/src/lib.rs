@@ -36,7 +36,7 @@ mod waker;
 
 pub use join::{JoinError, JoinHandle, join_all, panic_message, spawn};
 pub use sleep::{Sleep, YieldNow, sleep, sleep_until, yield_now};
-use task::{Task, TaskId};
+use task::{SequentialIds, Task, TaskId};
 use waker::WokenTasks;
 // ANCHOR_END: modules
 
@@ -62,7 +62,7 @@ pub struct EventLoop {
     events: RefCell<Events>,
     io_waiters: RefCell<HashMap<Token, IoWaiters>>,
     next_token: Cell<usize>,
-    tasks: RefCell<HashMap<TaskId, Task>>,
+    tasks: RefCell<HashMap<TaskId, Task, SequentialIds>>,
     next_task_id: Cell<u64>,
     woken: Arc<WokenTasks>,
 }
@@ -79,7 +79,7 @@ impl EventLoop {
             events: RefCell::new(Events::with_capacity(EVENTS_PER_POLL)),
             io_waiters: RefCell::new(HashMap::new()),
             next_token: Cell::new(0),
-            tasks: RefCell::new(HashMap::new()),
+            tasks: RefCell::new(HashMap::default()),
             next_task_id: Cell::new(0),
             woken: Arc::new(woken),
         })

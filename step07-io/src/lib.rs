@@ -45,7 +45,7 @@ pub use join::{JoinError, JoinHandle, join_all, panic_message, spawn};
 pub use net::{LocalStream, TcpListener, TcpStream, socket_pair};
 pub use reactor::Socket;
 pub use sleep::{Sleep, YieldNow, sleep, sleep_until, yield_now};
-use task::{Task, TaskId};
+use task::{SequentialIds, Task, TaskId};
 use waker::WokenTasks;
 // ANCHOR_END: modules
 
@@ -71,7 +71,7 @@ pub struct EventLoop {
     events: RefCell<Events>,
     io_waiters: RefCell<HashMap<Token, IoWaiters>>,
     next_token: Cell<usize>,
-    tasks: RefCell<HashMap<TaskId, Task>>,
+    tasks: RefCell<HashMap<TaskId, Task, SequentialIds>>,
     next_task_id: Cell<u64>,
     woken: Arc<WokenTasks>,
 }
@@ -88,7 +88,7 @@ impl EventLoop {
             events: RefCell::new(Events::with_capacity(EVENTS_PER_POLL)),
             io_waiters: RefCell::new(HashMap::new()),
             next_token: Cell::new(0),
-            tasks: RefCell::new(HashMap::new()),
+            tasks: RefCell::new(HashMap::default()),
             next_task_id: Cell::new(0),
             woken: Arc::new(woken),
         })
