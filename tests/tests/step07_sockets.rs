@@ -390,3 +390,42 @@ fn a_callback_dropped_by_the_loop_may_own_a_socket() {
         .expect("the loop ran");
     });
 }
+
+#[test]
+fn a_cloned_stream_writes_in_one_task_while_another_reads_it_back() {
+    // The peer echoes every byte back, and stops reading while its answer
+    // waits to be read: 64 MiB is far more than the sockets' buffers, so
+    // the writes finish only if the reading goes on at the same time.
+    const LEN: usize = 64 * 1024 * 1024;
+    within(HANG_LIMIT, || {
+        let std_listener = std::net::TcpListener::bind(any_port()).unwrap();
+        let addr = std_listener.local_addr().unwrap();
+        let echo = thread::spawn(move || {
+            let mut stream = std::net::TcpStream::connect(addr).unwrap();
+            let mut buf = [0; 16 * 1024];
+            loop {
+                match stream.read(&mut buf).unwrap() {
+                    0 => return, // dropping the stream closes it: end of echo
+                    n => stream.write_all(&buf[..n]).unwrap(),
+                }
+            }
+        });
+        let echoed = new_loop()
+            .block_on(async move {
+                let mut listener = TcpListener::from_std(std_listener).unwrap();
+                let (mut reader, _) = listener.accept().await.unwrap();
+                let mut writer = reader.try_clone().unwrap();
+                let writing = spawn(async move {
+                    writer.write_all(&patterned(LEN)).await.unwrap();
+                    writer.shutdown(std::net::Shutdown::Write).unwrap();
+                });
+                let mut echoed = Vec::new();
+                reader.read_to_end(&mut echoed).await.unwrap();
+                writing.await.unwrap();
+                echoed
+            })
+            .unwrap();
+        echo.join().unwrap();
+        assert!(echoed == patterned(LEN), "{} bytes came back", echoed.len());
+    });
+}
