@@ -137,34 +137,42 @@ fn countup(lp: &EventLoop, i: u32, stop: u32) {
 // ANCHOR_END: countdown
 
 // ANCHOR: scripts
-/// What the clients do, and when (seconds after the start). Each client
-/// step is at least 0.05 s away from every other line's time, so the lines
-/// print in the same order every run. Where two things share a time, their
-/// order is fixed anyway: steps given the same time run in the order
+/// What the clients do, and when (seconds after the start).
+///
+/// The lines must print in the same order on every run, even on a busy
+/// machine where the loop's turns come late. A reply takes two turns (the
+/// server reads and answers, then the client reads), and a late turn runs
+/// the sockets' callbacks before the timers that came due meanwhile; the
+/// counters' lines also drift later, as each timer is set from the moment
+/// the one before it ran. So nothing is left to a small margin: the
+/// counters print on the half seconds, and each client acts on a quarter
+/// second in between, at least 0.2 s from any other line, with time for its
+/// replies before the next one acts. bob's two pieces are 0.1 s apart, with
+/// no reply between them. Steps given the same time run in the order
 /// written, and timers due together fire in the order they were scheduled.
 const SCRIPTS: [(&str, &[(f64, Step)]); 3] = [
     (
         "ada",
         &[
             (0.25, Step::Send("hello\n")),
-            (1.75, Step::Send("bye\n")),
-            (1.75, Step::CloseWriting),
+            (2.25, Step::Send("bye\n")),
+            (2.25, Step::CloseWriting),
         ],
     ),
     (
         "bob",
         &[
-            (0.6, Step::Send("split in ")),
-            (0.75, Step::Send("two pieces\n")),
-            (1.8, Step::CloseWriting),
+            (0.7, Step::Send("split in ")),
+            (0.8, Step::Send("two pieces\n")),
+            (2.5, Step::CloseWriting),
         ],
     ),
     (
         "cy",
         &[
             (1.25, Step::Send("one\ntwo\nthree\n")),
-            (1.6, Step::SendLongLine(2000)),
-            (1.85, Step::CloseWriting),
+            (1.75, Step::SendLongLine(2000)),
+            (2.75, Step::CloseWriting),
         ],
     ),
 ];

@@ -152,32 +152,39 @@ async fn run_script(
 // ANCHOR_END: echo_scene
 
 // ANCHOR: scripts
-/// What the clients do, and when (seconds after the start). Nothing happens
-/// within 0.1 s of anything else, so the lines print in the same order
-/// every run. Steps given the same time run in the order written.
+/// What the clients do, and when (seconds after the start).
+///
+/// The lines must print in the same order on every run, even on a busy
+/// machine where the loop's turns come late. Within one client the order is
+/// fixed by the code: each step waits for its replies before the next one
+/// starts, and steps given the same time run in the order written. Between
+/// clients only time orders the lines, and a reply takes two turns (the
+/// server reads and answers, then the client reads), so each client acts
+/// 0.25 s after the one before it: time for its replies, even when the
+/// loop's turns come late.
 const SCRIPTS: [(&str, &[(f64, Step)]); 3] = [
     (
         "ada",
         &[
-            (0.1, Step::Send("hello\n")),
-            (0.7, Step::Send("bye\n")),
-            (0.7, Step::CloseWriting),
+            (0.25, Step::Send("hello\n")),
+            (1.25, Step::Send("bye\n")),
+            (1.25, Step::CloseWriting),
         ],
     ),
     (
         "bob",
         &[
-            (0.2, Step::Send("split in ")),
-            (0.3, Step::Send("two pieces\n")),
-            (0.8, Step::CloseWriting),
+            (0.5, Step::Send("split in ")),
+            (0.75, Step::Send("two pieces\n")),
+            (1.5, Step::CloseWriting),
         ],
     ),
     (
         "cy",
         &[
-            (0.4, Step::Send("one\ntwo\nthree\n")),
-            (0.5, Step::SendLongLine(2000)),
-            (0.9, Step::CloseWriting),
+            (1.0, Step::Send("one\ntwo\nthree\n")),
+            (1.0, Step::SendLongLine(2000)),
+            (1.75, Step::CloseWriting),
         ],
     ),
 ];
