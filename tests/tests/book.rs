@@ -12,7 +12,7 @@ use std::path::{Component, Path, PathBuf};
 
 use workshop_tests::book::{
     Include, Part, PinnedDiff, UPDATE_DIFFS_COMMAND, book_src, chapters,
-    check_include, expected_diffs, heading_ids, includes, links, read_text,
+    check_include, expected_diffs, heading_ids, includes, links, part_of, read_text,
     snapshot_header_lines, step_chapters, step_diff, step_number,
 };
 
@@ -145,7 +145,7 @@ fn every_step_chapter_shows_its_code_output_and_diff() {
         let wanted_output =
             format!("../../tests/tests/snapshots/step{number:02}.snap");
         let mut wanted = vec![wanted_code, wanted_output];
-        if let Some(diff) = diffs.iter().find(|diff| diff.new_step == *folder) {
+        for diff in diffs.iter().filter(|diff| diff.new_step == *folder) {
             wanted.push(diff.file());
         }
         for path in wanted {
@@ -166,10 +166,11 @@ fn pinned_diffs_match_the_crates() {
     let mut problems = Vec::new();
     for diff in &expected {
         let file = book_src().join(diff.file());
-        let fresh = step_diff(&diff.old_step, &diff.new_step);
+        let fresh = diff.fresh();
         assert!(
             !fresh.is_empty(),
-            "{} and {} are identical",
+            "{} shows nothing: {} and {} do not differ there",
+            diff.file(),
             diff.old_step,
             diff.new_step
         );
@@ -206,6 +207,43 @@ fn pinned_diffs_match_the_crates() {
          capability its step adds.",
         problems.join("\n")
     );
+}
+
+#[test]
+fn every_changed_file_is_in_a_part() {
+    let mut problems = Vec::new();
+    let mut steps: Vec<&PinnedDiff> = Vec::new();
+    let expected = expected_diffs();
+    for diff in &expected {
+        if diff.part.is_some()
+            && !steps.iter().any(|seen| seen.new_step == diff.new_step)
+        {
+            steps.push(diff);
+        }
+    }
+    for diff in steps {
+        let number = step_number(&diff.new_step).expect("a step folder");
+        for file in step_diff(&diff.old_step, &diff.new_step) {
+            if part_of(number, &file).is_none() {
+                problems.push(format!(
+                    "{}/{} changed, but no part of the step's diff shows it: \
+                     add it to DIFF_PARTS in tests/src/book.rs",
+                    diff.new_step, file.path
+                ));
+            }
+        }
+    }
+    assert_no_problems(&problems);
+}
+
+#[test]
+fn pinned_diffs_leave_out_anchor_markers() {
+    let with_markers: Vec<String> = expected_diffs()
+        .iter()
+        .filter(|diff| diff.fresh().contains("// ANCHOR"))
+        .map(PinnedDiff::file)
+        .collect();
+    assert_no_problems(&with_markers);
 }
 
 #[test]
