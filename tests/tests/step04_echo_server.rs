@@ -6,8 +6,8 @@ use workshop_tests::echo_server::EchoServer;
 
 const SERVER: EchoServer = EchoServer {
     package: "step04",
-    max_line: step04::echo::MAX_LINE,
-    too_long: step04::echo::TOO_LONG,
+    max_line: step04::apps::echo::MAX_LINE,
+    too_long: step04::apps::echo::TOO_LONG,
 };
 
 workshop_tests::echo_server_tests!(SERVER);

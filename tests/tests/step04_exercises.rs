@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use mio::Token;
 use mio::net::TcpStream;
 use step04::EventLoop;
-use step04::net::read_now;
+use step04::apps::net::read_now;
 
 #[path = "solutions/step04.rs"]
 mod solutions;

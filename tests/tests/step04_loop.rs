@@ -10,10 +10,11 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use cpu_time::ThreadTime;
-use step04::client::Client;
-use step04::net::{self, Server};
-use step04::slow::{self, Delays};
-use step04::{EventLoop, echo};
+use step04::EventLoop;
+use step04::apps::client::Client;
+use step04::apps::echo;
+use step04::apps::net::{self, Server};
+use step04::apps::slow::{self, Delays};
 
 const SEED: u64 = 7;
 const REQUESTS: usize = 10;

@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use step04::EventLoop;
-use step04::net::read_now;
+use step04::apps::net::read_now;
 
 use super::Counter;
 

@@ -14,8 +14,8 @@ use heapless::Vec;
 use mio::Token;
 use mio::net::{TcpListener, TcpStream};
 
-use crate::EventLoop;
-use crate::net::{Server, read_now, write_now};
+use crate::apps::net::{Server, read_now, write_now};
+use crate::event_loop::EventLoop;
 
 /// The longest line the server answers, newline not counted.
 pub const MAX_LINE: usize = 1024;

@@ -11,8 +11,8 @@ use std::rc::Rc;
 use mio::Token;
 use mio::net::TcpStream;
 
-use crate::EventLoop;
-use crate::net::{read_now, write_now};
+use crate::apps::net::{read_now, write_now};
+use crate::event_loop::EventLoop;
 
 /// What to call with each line received, newline included.
 type OnLine = Box<dyn FnMut(&[u8])>;
@@ -192,6 +192,11 @@ impl ClientState {
         self.partial_line.extend_from_slice(bytes);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Plumbing: not the lesson. A `Debug` for `Client` that shows its state
+// without borrowing it twice. A reader may stop here.
+// ---------------------------------------------------------------------------
 
 impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,4 +1,4 @@
-//! Plumbing the servers and clients share: a listening socket built with
+//! What the servers and clients share: a listening socket built with
 //! socket2, an accept loop that survives running out of file descriptors,
 //! and reads and writes that turn `WouldBlock` into "nothing more for now".
 
@@ -13,7 +13,7 @@ use mio::Token;
 use mio::net::{TcpListener, TcpStream};
 use socket2::{Domain, Protocol, Socket, Type};
 
-use crate::EventLoop;
+use crate::event_loop::EventLoop;
 
 /// How many connections the kernel may hold, handshake done, until we accept
 /// them. Clients beyond that wait in the kernel or are refused.
@@ -183,15 +183,6 @@ pub fn write_now(stream: &mut TcpStream, bytes: &[u8]) -> io::Result<usize> {
 }
 // ANCHOR_END: read_write_now
 
-impl fmt::Debug for Server {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Server")
-            .field("token", &self.acceptor.token)
-            .field("stopped", &self.acceptor.stopped.get())
-            .finish_non_exhaustive()
-    }
-}
-
 fn would_block(err: &io::Error) -> bool {
     err.kind() == io::ErrorKind::WouldBlock
 }
@@ -202,4 +193,18 @@ fn interrupted(err: &io::Error) -> bool {
 
 fn aborted(err: &io::Error) -> bool {
     err.kind() == io::ErrorKind::ConnectionAborted
+}
+
+// ---------------------------------------------------------------------------
+// Plumbing: not the lesson. A `Debug` for `Server` that shows its token and
+// whether it stopped. A reader may stop here.
+// ---------------------------------------------------------------------------
+
+impl fmt::Debug for Server {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Server")
+            .field("token", &self.acceptor.token)
+            .field("stopped", &self.acceptor.stopped.get())
+            .finish_non_exhaustive()
+    }
 }

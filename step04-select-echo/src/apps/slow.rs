@@ -14,8 +14,8 @@ use std::time::Duration;
 use mio::Token;
 use mio::net::{TcpListener, TcpStream};
 
-use crate::EventLoop;
-use crate::net::{Server, read_now, write_now};
+use crate::apps::net::{Server, read_now, write_now};
+use crate::event_loop::EventLoop;
 
 pub const REQUEST: &[u8] = b"request\n";
 pub const RESPONSE: &[u8] = b"response\n";
