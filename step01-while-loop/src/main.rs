@@ -11,10 +11,11 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
 
-    println!("== Tasks run in the order they were queued ==");
+    println!("== Callbacks run in the order they were queued ==");
     let mut lp = EventLoop::new();
-    for task in [boil_water, brew_tea, pour_tea] {
-        lp.push(task).expect("three tasks fit in an empty queue");
+    for callback in [boil_water, brew_tea, pour_tea] {
+        lp.push(callback)
+            .expect("three callbacks fit in an empty queue");
     }
     lp.run();
 
@@ -30,7 +31,7 @@ fn main() -> ExitCode {
 
     println!();
     println!(
-        "== The queue has room for {CAPACITY} tasks; we queue {} ==",
+        "== The queue has room for {CAPACITY} callbacks; we queue {} ==",
         CAPACITY + 2
     );
     queue_more_than_fits(CAPACITY + 2);
@@ -67,17 +68,18 @@ fn countdown(n: u32) {
 // ANCHOR_END: countup_countdown
 
 // ANCHOR: full_queue
-/// Queues `wanted` tasks. When the queue is full, `push` says so, and we make
-/// room by running what is already queued instead of dropping the task.
+/// Queues `wanted` callbacks. When the queue is full, `push` says so, and we
+/// make room by running what is already queued instead of dropping the
+/// callback.
 fn queue_more_than_fits(wanted: usize) {
     let mut lp = EventLoop::new();
     let mut queued = 0;
     while queued < wanted {
-        match lp.push(numbered_task) {
+        match lp.push(numbered_callback) {
             Ok(()) => queued += 1,
             Err(full) => {
                 println!(
-                    "task {}: {full}; running the queue to make room",
+                    "callback {}: {full}; running the queue to make room",
                     queued + 1
                 );
                 lp.run();
@@ -90,8 +92,8 @@ fn queue_more_than_fits(wanted: usize) {
 
 /// A `fn()` cannot carry state, so the count it prints has to live in a static.
 /// Step 2's closures remove that limitation.
-fn numbered_task() {
+fn numbered_callback() {
     static RUNS: AtomicUsize = AtomicUsize::new(0);
     let n = RUNS.fetch_add(1, Ordering::Relaxed) + 1;
-    println!("task {n} ran");
+    println!("callback {n} ran");
 }

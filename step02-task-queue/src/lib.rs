@@ -1,10 +1,10 @@
 //! Step 2: callbacks.
 //!
-//! Step 1's tasks were plain functions: they could not remember anything, so a
-//! long job had to run from start to finish in one go. Here a task is a
-//! *callback*: a closure that carries its own state and receives the loop, so
-//! it can do one small piece of work and put the next piece back on the queue
-//! with `call_soon`. Two jobs written that way take turns.
+//! Step 1's callbacks were plain functions: they could not remember anything,
+//! so a long job had to run from start to finish in one go. Here a callback is
+//! a closure that carries its own state and receives the loop, so it can do
+//! one small piece of work and put the next piece back on the queue with
+//! `call_soon`. Two jobs written that way take turns.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;

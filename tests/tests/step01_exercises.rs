@@ -15,7 +15,7 @@ use step01::EventLoop;
 mod solutions;
 
 thread_local! {
-    // A `fn()` task cannot capture a log, so tasks write to this one.
+    // A `fn()` callback cannot capture a log, so callbacks write to this one.
     static LOG: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -30,7 +30,7 @@ fn take_log() -> Vec<&'static str> {
 // ANCHOR: take_turns
 /// Exercise 1: change this function so that the log reads
 /// `Up 0, Down 3, Up 1, Down 2, Up 2, Down 1`.
-/// Only push tasks onto `lp`; do not change step01.
+/// Only push callbacks onto `lp`; do not change step01.
 fn queue_taking_turns(lp: &mut EventLoop) {
     lp.push(count_up).expect("the queue is empty");
     lp.push(count_down).expect("the queue has room");

@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use step01::{CAPACITY, EventLoop, QueueFull};
 
 thread_local! {
-    // A `fn()` cannot capture anything, so tasks report to a per-thread log
+    // A `fn()` cannot capture anything, so callbacks report to a per-thread log
     // (tests run on separate threads, so they cannot see each other's).
     static LOG: RefCell<Vec<&'static str>> = const { RefCell::new(Vec::new()) };
 }
@@ -19,7 +19,7 @@ fn take_log() -> Vec<&'static str> {
 }
 
 #[test]
-fn tasks_run_in_the_order_they_were_pushed() {
+fn callbacks_run_in_the_order_they_were_pushed() {
     let mut lp = EventLoop::new();
     lp.push(|| log("a")).unwrap();
     lp.push(|| log("b")).unwrap();
@@ -48,7 +48,7 @@ fn plain_loops_run_one_after_the_other() {
 }
 
 #[test]
-fn a_full_queue_rejects_the_next_task_and_runs_only_what_it_accepted() {
+fn a_full_queue_rejects_the_next_callback_and_runs_only_what_it_accepted() {
     let mut lp = EventLoop::new();
     for _ in 0..CAPACITY {
         lp.push(|| log("accepted")).unwrap();
