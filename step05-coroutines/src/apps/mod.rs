@@ -1,0 +1,4 @@
+//! Not the runtime: programs that run on it. In this step, only the demo
+//! that `cargo run -p step05` shows.
+
+pub mod demo;
