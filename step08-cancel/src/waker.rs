@@ -15,7 +15,12 @@ use std::thread::{self, ThreadId};
 
 use mio::{Registry, Token};
 
-use crate::task::TaskId;
+// ANCHOR: task_id
+/// Names a task. Ids are never reused, so a wake-up that arrives after its
+/// task has finished finds no task and does nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct TaskId(pub(crate) u64);
+// ANCHOR_END: task_id
 
 // ANCHOR: task_waker
 /// What every `Waker` of one task points to.
@@ -111,6 +116,7 @@ impl WokenTasks {
 
     fn push(&self, task: TaskId) {
         self.lock().push(task);
+        // Performance, not the lesson: this check saves a system call.
         // On the loop's own thread the loop is running, not blocked: it reads
         // this list before it next waits, and the system call can be saved.
         if thread::current().id() != self.loop_thread {
@@ -127,11 +133,18 @@ impl WokenTasks {
     pub(crate) fn is_empty(&self) -> bool {
         self.lock().is_empty()
     }
+}
+// ANCHOR_END: woken_tasks
 
+// ---------------------------------------------------------------------------
+// Plumbing: not the lesson. The lock on the woken list, which survives a
+// poisoned mutex. A reader may stop here.
+// ---------------------------------------------------------------------------
+
+impl WokenTasks {
     /// Nothing can panic while holding this lock (it only pushes and takes),
     /// so a poisoned lock still holds a sound list.
     fn lock(&self) -> MutexGuard<'_, Vec<TaskId>> {
         self.ids.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
-// ANCHOR_END: woken_tasks
