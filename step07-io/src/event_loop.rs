@@ -1,5 +1,7 @@
-//! The loop: step 4's ready queue, timer heap and sockets, and the tasks
-//! on it: `spawn`, `block_on`, and the running loop futures find.
+//! The loop: a queue of ready callbacks, a heap of timers and the sockets on
+//! one `mio::Poll`, as in step 4, and the tasks: `spawn` hands the loop a
+//! future and returns its handle, and `block_on` turns the loop until one is
+//! done. The free `spawn` and `join_all` do the same from inside a task.
 //!
 //! mio reports readiness *edges*: it says "this socket became readable" once,
 //! not "this socket is readable" on every poll. So the rule for every
@@ -211,7 +213,7 @@ impl EventLoop {
     /// when a timer waits, and `None`, for ever, when there is neither.
     ///
     /// A task woken from another thread while the loop waits interrupts the
-    /// wait through the `mio::Waker` in the tasks' `WokenTasks`.
+    /// wait through the `mio::Waker` of the tasks' `woken` list.
     fn wait_time(&self) -> Option<Duration> {
         if !self.ready.borrow().is_empty() || self.tasks.any_woken() {
             return Some(Duration::ZERO);
@@ -286,70 +288,9 @@ impl EventLoop {
     // ANCHOR_END: run_ready
 }
 
-// ANCHOR: timer
-/// A callback waiting for its deadline.
-///
-/// `BinaryHeap` keeps its *largest* element on top, so the ordering is
-/// reversed: the earliest deadline compares as the largest. The sequence
-/// number breaks ties, so timers with equal deadlines fire in the order they
-/// were scheduled.
-struct Timer {
-    deadline: Instant,
-    sequence: u64,
-    callback: Callback,
-}
-
-impl Ord for Timer {
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))
-    }
-}
-// ANCHOR_END: timer
-
-/// How many readiness events one call to `poll` can return. More than this
-/// simply wait for the next turn.
-const EVENTS_PER_POLL: usize = 1024;
-
-/// The token of the loop's `mio::Waker`. `register` counts up from zero, so
-/// no socket ever gets this one.
-const WAKER_TOKEN: Token = Token(usize::MAX);
-
-// ANCHOR: io_waiters
-/// The callbacks waiting on one socket: at most one for reading and one for
-/// writing, like the seeds' `read_waiting` and `write_waiting` dictionaries.
-#[derive(Default)]
-struct IoWaiters {
-    read: Option<Callback>,
-    write: Option<Callback>,
-}
-
-impl IoWaiters {
-    fn is_waiting(&self) -> bool {
-        self.read.is_some() || self.write.is_some()
-    }
-
-    /// Takes the callbacks that `event` makes ready. A closed or failed
-    /// socket wakes both sides, so each finds out when it tries.
-    fn take_ready(&mut self, event: &Event) -> impl Iterator<Item = Callback> {
-        let failed = event.is_error();
-        let read = if event.is_readable() || event.is_read_closed() || failed {
-            self.read.take()
-        } else {
-            None
-        };
-        let write = if event.is_writable() || event.is_write_closed() || failed {
-            self.write.take()
-        } else {
-            None
-        };
-        read.into_iter().chain(write)
-    }
-}
-// ANCHOR_END: io_waiters
-
+// ANCHOR: loop_spawn
 impl EventLoop {
-    // ANCHOR: spawn
-    /// Turns `future` into a task and wakes it, so the loop polls it for the
+    /// Turns `future` into a task on this loop: the loop polls it for the
     /// first time on its next turn. asyncio's `loop.create_task`. Returns the
     /// handle that joins the task; dropping the handle lets the task run on.
     ///
@@ -361,7 +302,7 @@ impl EventLoop {
     ) -> JoinHandle<T> {
         self.tasks.spawn(future)
     }
-    // ANCHOR_END: spawn
+    // ANCHOR_END: loop_spawn
 
     // ANCHOR: block_on
     /// Runs the loop until `future` is done and returns what it returned;
@@ -371,8 +312,7 @@ impl EventLoop {
     /// `future` runs as a task beside any others, and only it decides when
     /// this returns. Tasks still running then are background work: they are
     /// dropped (asyncio cancels them), so their destructors run, and nothing
-    /// they were waiting for keeps the loop turning. They are dropped while
-    /// this is still the running loop, so a destructor may spawn or wake.
+    /// they were waiting for keeps the loop turning.
     ///
     /// While it runs, this loop is the thread's running loop, which is how
     /// `sleep` and `spawn` find it; that is why the loop must be shared as
@@ -389,6 +329,7 @@ impl EventLoop {
             }
             self.run_once()?;
         };
+        // While this is still the running loop, for the tasks' destructors.
         self.tasks.drop_all();
         match outcome {
             Ok(value) => Ok(value),
@@ -480,9 +421,70 @@ where
 }
 // ANCHOR_END: join_all
 
+// ANCHOR: timer
+/// A callback waiting for its deadline.
+///
+/// `BinaryHeap` keeps its *largest* element on top, so the ordering is
+/// reversed: the earliest deadline compares as the largest. The sequence
+/// number breaks ties, so timers with equal deadlines fire in the order they
+/// were scheduled.
+struct Timer {
+    deadline: Instant,
+    sequence: u64,
+    callback: Callback,
+}
+
+impl Ord for Timer {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))
+    }
+}
+// ANCHOR_END: timer
+
+/// How many readiness events one call to `poll` can return. More than this
+/// simply wait for the next turn.
+const EVENTS_PER_POLL: usize = 1024;
+
+/// The token of the loop's `mio::Waker`. `register` counts up from zero, so
+/// no socket ever gets this one.
+const WAKER_TOKEN: Token = Token(usize::MAX);
+
+// ANCHOR: io_waiters
+/// The callbacks waiting on one socket: at most one for reading and one for
+/// writing, like the seeds' `read_waiting` and `write_waiting` dictionaries.
+#[derive(Default)]
+struct IoWaiters {
+    read: Option<Callback>,
+    write: Option<Callback>,
+}
+
+impl IoWaiters {
+    fn is_waiting(&self) -> bool {
+        self.read.is_some() || self.write.is_some()
+    }
+
+    /// Takes the callbacks that `event` makes ready. A closed or failed
+    /// socket wakes both sides, so each finds out when it tries.
+    fn take_ready(&mut self, event: &Event) -> impl Iterator<Item = Callback> {
+        let failed = event.is_error();
+        let read = if event.is_readable() || event.is_read_closed() || failed {
+            self.read.take()
+        } else {
+            None
+        };
+        let write = if event.is_writable() || event.is_write_closed() || failed {
+            self.write.take()
+        } else {
+            None
+        };
+        read.into_iter().chain(write)
+    }
+}
+// ANCHOR_END: io_waiters
+
 // ---------------------------------------------------------------------------
 // Plumbing: not the lesson. The rest of `Timer`'s ordering, which `Ord`
-// needs, and `EventLoop`'s `Debug`. A reader may stop here.
+// requires, and the loop's `Debug`, for printing it. A reader may stop here.
 // ---------------------------------------------------------------------------
 
 impl PartialOrd for Timer {
