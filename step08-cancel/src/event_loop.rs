@@ -1,6 +1,9 @@
-//! The loop: step 4's ready queue, timer heap and sockets, and the tasks
-//! on it: `spawn`, `block_on`, and the running loop futures find. Timers
-//! can be cancelled: `call_at` returns a `TimerHandle`.
+//! The loop: a queue of ready callbacks, a heap of timers and the sockets on
+//! one `mio::Poll`, as in step 4, and the tasks: `spawn` hands the loop a
+//! future and returns its handle, and `block_on` turns the loop until one is
+//! done. The free `spawn` and `join_all` do the same from inside a task.
+//! Timers can be cancelled: `call_later` and `call_at` return a
+//! `TimerHandle`.
 //!
 //! mio reports readiness *edges*: it says "this socket became readable" once,
 //! not "this socket is readable" on every poll. So the rule for every
@@ -248,7 +251,7 @@ impl EventLoop {
     /// when a timer waits, and `None`, for ever, when there is neither.
     ///
     /// A task woken from another thread while the loop waits interrupts the
-    /// wait through the `mio::Waker` in the tasks' `WokenTasks`.
+    /// wait through the `mio::Waker` of the tasks' `woken` list.
     fn wait_time(&self) -> Option<Duration> {
         if !self.ready.borrow().is_empty() || self.tasks.any_woken() {
             return Some(Duration::ZERO);
@@ -326,6 +329,144 @@ impl EventLoop {
     }
     // ANCHOR_END: run_ready
 }
+
+// ANCHOR: loop_spawn
+impl EventLoop {
+    /// Turns `future` into a task on this loop: the loop polls it for the
+    /// first time on its next turn. asyncio's `loop.create_task`. Returns the
+    /// handle that joins the task; dropping the handle lets the task run on.
+    ///
+    /// From inside a task, the free function `spawn` does the same on the
+    /// running loop.
+    pub fn spawn<T: 'static>(
+        &self,
+        future: impl Future<Output = T> + 'static,
+    ) -> JoinHandle<T> {
+        self.tasks.spawn(future)
+    }
+    // ANCHOR_END: loop_spawn
+
+    // ANCHOR: block_on
+    /// Runs the loop until `future` is done and returns what it returned;
+    /// if it panicked, the panic carries on from here. asyncio's
+    /// `asyncio.run`.
+    ///
+    /// `future` runs as a task beside any others, and only it decides when
+    /// this returns. Tasks still running then are background work: they are
+    /// dropped (asyncio cancels them), so their destructors run, and nothing
+    /// they were waiting for keeps the loop turning.
+    ///
+    /// While it runs, this loop is the thread's running loop, which is how
+    /// `sleep` and `spawn` find it; that is why the loop must be shared as
+    /// an `Rc` here.
+    pub fn block_on<T: 'static>(
+        self: &Rc<Self>,
+        future: impl Future<Output = T> + 'static,
+    ) -> io::Result<T> {
+        let _running = RunningLoop::enter(self);
+        let mut main = self.spawn(future);
+        let outcome = loop {
+            if let Some(outcome) = main.take_outcome() {
+                break outcome;
+            }
+            self.run_once()?;
+        };
+        // While this is still the running loop, for the tasks' destructors.
+        self.tasks.drop_all();
+        match outcome {
+            Ok(value) => Ok(value),
+            Err(JoinError::Panicked(panic)) => panic::resume_unwind(panic),
+            Err(JoinError::Cancelled) => {
+                unreachable!(
+                    "only block_on holds its task's handle, and it never cancels"
+                )
+            }
+        }
+    }
+    // ANCHOR_END: block_on
+}
+
+// ANCHOR: running_loop
+thread_local! {
+    /// The loop `block_on` is running on this thread, if any.
+    static RUNNING_LOOP: RefCell<Option<Rc<EventLoop>>> =
+        const { RefCell::new(None) };
+}
+
+/// The loop `block_on` is running on this thread: how a future such as
+/// `sleep`, or a task calling `spawn`, reaches the loop without being
+/// handed it. asyncio's `get_running_loop`.
+///
+/// Futures ask for it when they are polled and do not keep it, so the loop
+/// never owns a future that owns the loop: dropping the loop drops every
+/// task it holds.
+pub(crate) fn running_loop() -> Rc<EventLoop> {
+    RUNNING_LOOP
+        .with_borrow(Option::clone)
+        .expect("no event loop is running on this thread: await inside block_on")
+}
+
+/// Makes a loop the running loop until it is dropped.
+///
+/// One at a time: a `block_on` inside a task would turn the loop under the
+/// task that called it, which cannot be polled (it is being polled), so its
+/// wake-ups would be used up and lost. A task awaits instead.
+struct RunningLoop;
+
+impl RunningLoop {
+    fn enter(lp: &Rc<EventLoop>) -> Self {
+        RUNNING_LOOP.with_borrow_mut(|running| {
+            assert!(
+                running.is_none(),
+                "block_on called inside block_on: a task must .await instead"
+            );
+            *running = Some(Rc::clone(lp));
+        });
+        RunningLoop
+    }
+}
+
+impl Drop for RunningLoop {
+    fn drop(&mut self) {
+        RUNNING_LOOP.take();
+    }
+}
+// ANCHOR_END: running_loop
+
+// ANCHOR: spawn_fn
+/// Starts `future` as a task on the running loop and returns its handle:
+/// how a task starts a child. asyncio's `asyncio.create_task`.
+pub fn spawn<T: 'static>(
+    future: impl Future<Output = T> + 'static,
+) -> JoinHandle<T> {
+    running_loop().spawn(future)
+}
+// ANCHOR_END: spawn_fn
+
+// ANCHOR: join_all
+/// Runs each of `futures` as a task of its own and waits for them all;
+/// returns their outcomes in the order given, whichever order they ended
+/// in. asyncio's `gather`, seed 002's `TaskGroup`.
+///
+/// The handles are awaited one after another, yet the whole takes only as
+/// long as the slowest task: every task runs from the start, and a handle
+/// whose task has ended already returns at once.
+pub async fn join_all<F>(
+    futures: impl IntoIterator<Item = F>,
+) -> Vec<Result<F::Output, JoinError>>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    let handles: Vec<JoinHandle<F::Output>> =
+        futures.into_iter().map(spawn).collect();
+    let mut outcomes = Vec::with_capacity(handles.len());
+    for handle in handles {
+        outcomes.push(handle.await);
+    }
+    outcomes
+}
+// ANCHOR_END: join_all
 
 // ANCHOR: timer
 /// A callback waiting for its deadline.
@@ -436,148 +577,10 @@ impl IoWaiters {
 }
 // ANCHOR_END: io_waiters
 
-impl EventLoop {
-    // ANCHOR: spawn
-    /// Turns `future` into a task and wakes it, so the loop polls it for the
-    /// first time on its next turn. asyncio's `loop.create_task`. Returns the
-    /// handle that joins the task; dropping the handle lets the task run on.
-    ///
-    /// From inside a task, the free function `spawn` does the same on the
-    /// running loop.
-    pub fn spawn<T: 'static>(
-        &self,
-        future: impl Future<Output = T> + 'static,
-    ) -> JoinHandle<T> {
-        self.tasks.spawn(future)
-    }
-    // ANCHOR_END: spawn
-
-    // ANCHOR: block_on
-    /// Runs the loop until `future` is done and returns what it returned;
-    /// if it panicked, the panic carries on from here. asyncio's
-    /// `asyncio.run`.
-    ///
-    /// `future` runs as a task beside any others, and only it decides when
-    /// this returns. Tasks still running then are background work: they are
-    /// dropped (asyncio cancels them), so their destructors run, and nothing
-    /// they were waiting for keeps the loop turning. They are dropped while
-    /// this is still the running loop, so a destructor may spawn or wake.
-    ///
-    /// While it runs, this loop is the thread's running loop, which is how
-    /// `sleep` and `spawn` find it; that is why the loop must be shared as
-    /// an `Rc` here.
-    pub fn block_on<T: 'static>(
-        self: &Rc<Self>,
-        future: impl Future<Output = T> + 'static,
-    ) -> io::Result<T> {
-        let _running = RunningLoop::enter(self);
-        let mut main = self.spawn(future);
-        let outcome = loop {
-            if let Some(outcome) = main.take_outcome() {
-                break outcome;
-            }
-            self.run_once()?;
-        };
-        self.tasks.drop_all();
-        match outcome {
-            Ok(value) => Ok(value),
-            Err(JoinError::Panicked(panic)) => panic::resume_unwind(panic),
-            Err(JoinError::Cancelled) => {
-                unreachable!(
-                    "only block_on holds its task's handle, and it never cancels"
-                )
-            }
-        }
-    }
-    // ANCHOR_END: block_on
-}
-
-// ANCHOR: running_loop
-thread_local! {
-    /// The loop `block_on` is running on this thread, if any.
-    static RUNNING_LOOP: RefCell<Option<Rc<EventLoop>>> =
-        const { RefCell::new(None) };
-}
-
-/// The loop `block_on` is running on this thread: how a future such as
-/// `sleep`, or a task calling `spawn`, reaches the loop without being
-/// handed it. asyncio's `get_running_loop`.
-///
-/// Futures ask for it when they are polled and do not keep it, so the loop
-/// never owns a future that owns the loop: dropping the loop drops every
-/// task it holds.
-pub(crate) fn running_loop() -> Rc<EventLoop> {
-    RUNNING_LOOP
-        .with_borrow(Option::clone)
-        .expect("no event loop is running on this thread: await inside block_on")
-}
-
-/// Makes a loop the running loop until it is dropped.
-///
-/// One at a time: a `block_on` inside a task would turn the loop under the
-/// task that called it, which cannot be polled (it is being polled), so its
-/// wake-ups would be used up and lost. A task awaits instead.
-struct RunningLoop;
-
-impl RunningLoop {
-    fn enter(lp: &Rc<EventLoop>) -> Self {
-        RUNNING_LOOP.with_borrow_mut(|running| {
-            assert!(
-                running.is_none(),
-                "block_on called inside block_on: a task must .await instead"
-            );
-            *running = Some(Rc::clone(lp));
-        });
-        RunningLoop
-    }
-}
-
-impl Drop for RunningLoop {
-    fn drop(&mut self) {
-        RUNNING_LOOP.take();
-    }
-}
-// ANCHOR_END: running_loop
-
-// ANCHOR: spawn_fn
-/// Starts `future` as a task on the running loop and returns its handle:
-/// how a task starts a child. asyncio's `asyncio.create_task`.
-pub fn spawn<T: 'static>(
-    future: impl Future<Output = T> + 'static,
-) -> JoinHandle<T> {
-    running_loop().spawn(future)
-}
-// ANCHOR_END: spawn_fn
-
-// ANCHOR: join_all
-/// Runs each of `futures` as a task of its own and waits for them all;
-/// returns their outcomes in the order given, whichever order they ended
-/// in. asyncio's `gather`, seed 002's `TaskGroup`.
-///
-/// The handles are awaited one after another, yet the whole takes only as
-/// long as the slowest task: every task runs from the start, and a handle
-/// whose task has ended already returns at once.
-pub async fn join_all<F>(
-    futures: impl IntoIterator<Item = F>,
-) -> Vec<Result<F::Output, JoinError>>
-where
-    F: Future + 'static,
-    F::Output: 'static,
-{
-    let handles: Vec<JoinHandle<F::Output>> =
-        futures.into_iter().map(spawn).collect();
-    let mut outcomes = Vec::with_capacity(handles.len());
-    for handle in handles {
-        outcomes.push(handle.await);
-    }
-    outcomes
-}
-// ANCHOR_END: join_all
-
 // ---------------------------------------------------------------------------
 // Plumbing: not the lesson. The rest of `Timer`'s ordering, which `Ord`
-// needs; the hooks that let tests and the demo count sockets and timers;
-// and the `Debug` impls. A reader may stop here.
+// requires; the hooks that let tests and the demo count sockets and timers;
+// and the `Debug` impls, for printing. A reader may stop here.
 // ---------------------------------------------------------------------------
 
 impl PartialOrd for Timer {

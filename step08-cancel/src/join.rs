@@ -220,7 +220,8 @@ impl std::error::Error for JoinError {}
 
 // ---------------------------------------------------------------------------
 // Plumbing: not the lesson. `JoinError`'s `Debug`, written by hand so that
-// `unwrap()` shows the panic's message. A reader may stop here.
+// `unwrap()` on a join outcome shows the panic's message. A reader may stop
+// here.
 // ---------------------------------------------------------------------------
 
 /// Written by hand because a derived `Debug` would show the panic as

@@ -1,8 +1,8 @@
 //! `cargo run -p step08`: the demo, `apps::demo`.
 //! `cargo run -p step08 -- serve [ADDR]`: the echo server alone.
 //!
-//! This file only reads the arguments and reports errors; what runs is in
-//! `src/apps/demo.rs`.
+//! This file reads the arguments and reports errors; the demo and the
+//! serve mode are in `apps/demo.rs`.
 
 use std::process::ExitCode;
 

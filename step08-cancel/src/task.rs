@@ -27,9 +27,7 @@ pub(crate) struct Task {
 /// types fit in one table, and pinned because a future may hold references
 /// into itself once it has been polled.
 type TaskFuture = Pin<Box<dyn Future<Output = ()>>>;
-// ANCHOR_END: task
 
-// ANCHOR: tasks
 /// The loop's tasks: every future not yet done, by id, and the list their
 /// wakers write to.
 pub(crate) struct Tasks {
@@ -37,7 +35,7 @@ pub(crate) struct Tasks {
     next_id: Cell<u64>,
     woken: Arc<WokenTasks>,
 }
-// ANCHOR_END: tasks
+// ANCHOR_END: task
 
 impl Tasks {
     pub(crate) fn new(woken: WokenTasks) -> Self {
@@ -133,9 +131,9 @@ impl Tasks {
     }
 
     // ANCHOR: drop_all
-    /// Drops every task; their joiners see them cancelled. The table is
-    /// taken out first, so a destructor may spawn or wake without finding
-    /// it borrowed.
+    /// Drops every task still in the table; their joiners see them
+    /// cancelled. The table is taken out first, so a destructor may spawn
+    /// or wake without finding it borrowed.
     pub(crate) fn drop_all(&self) {
         let remaining = self.table.take();
         drop(remaining);
@@ -144,8 +142,8 @@ impl Tasks {
 }
 
 // ---------------------------------------------------------------------------
-// Plumbing: not the lesson. The task table's hasher, a performance choice,
-// and its size, for `EventLoop`'s `Debug`. A reader may stop here.
+// Plumbing: not the lesson. The count the loop's `Debug` shows, and the
+// task table's hasher, a performance choice. A reader may stop here.
 // ---------------------------------------------------------------------------
 
 impl Tasks {
@@ -161,11 +159,11 @@ impl Tasks {
 /// times a poll. Task ids are counted out by the loop itself, so no one
 /// picks them: multiplying by a large odd constant (Fibonacci hashing)
 /// spreads consecutive ids over the whole table in a nanosecond.
-type SequentialIds = BuildHasherDefault<IdHasher>;
+pub(crate) type SequentialIds = BuildHasherDefault<IdHasher>;
 
 /// The hasher `SequentialIds` builds, holding the hash of one id.
 #[derive(Default)]
-struct IdHasher(u64);
+pub(crate) struct IdHasher(u64);
 
 impl Hasher for IdHasher {
     fn write(&mut self, _: &[u8]) {
