@@ -34,8 +34,8 @@
 //!    - `apps/demo.rs` **NEW**: the demo `cargo run` shows, and `serve`.
 //! 10. `main.rs`: arguments, errors, exit codes.
 //!
-//! A file with plumbing ends with a fenced "Plumbing" section a reader may
-//! skip.
+//! A file with plumbing ends with it, behind a fenced "Plumbing" comment: a
+//! reader may skip it.
 
 // ANCHOR: modules
 pub mod apps;

@@ -12,25 +12,26 @@
 //! # Reading map
 //!
 //! Read the files in this order: each one uses only the files above it.
-//! **NEW** marks what this step adds, in four parts: (1) tasks, (2) timers
-//! and the sweep, (3) `timeout`, (4) servers shut down with their
-//! connections. Everything else is step 7's, as it was.
+//! **NEW** marks what this step adds, in four parts: *tasks*, *timers*
+//! (and the sweep), *timeout*, and *servers* (shut down with their
+//! connections). Everything else is step 7's, as it was.
 //!
 //! 1. `lib.rs`: this map, and what the crate shows the world.
-//! 2. `waker.rs` **NEW (1)**: the `cancelled` mark in `TaskWaker`, and
+//! 2. `waker.rs` **NEW, tasks**: the `cancelled` mark in `TaskWaker`, and
 //!    `TaskWaker::cancel`, which sets it and wakes the task.
-//! 3. `join.rs` **NEW (1)**: `JoinHandle::cancel`, `is_finished`; the
+//! 3. `join.rs` **NEW, tasks**: `JoinHandle::cancel`, `is_finished`; the
 //!    `Reporter`'s `Drop`, which reports `JoinError::Cancelled`.
-//! 4. `task.rs` **NEW (1)**: the safe point: `Tasks::poll_task` checks the
-//!    mark, and `drop_cancelled_task` drops the task instead of polling it.
-//! 5. `event_loop.rs` **NEW (2)**: `TimerHandle`, returned by `call_later`
-//!    and `call_at`; `cancelled_timers`; `remove_cancelled_timers` (the
-//!    sweep) at the start of `run_once`. Otherwise step 7's loop.
-//! 6. `sleep.rs` **NEW (2)**: a dropped `Sleep` cancels its timer.
-//! 7. `timeout.rs` **NEW (3)**: `timeout`, `TimedOut`.
+//! 4. `task.rs` **NEW, tasks**: the safe point: `Tasks::poll_task` checks
+//!    the mark, and `drop_cancelled_task` drops the task, unpolled.
+//! 5. `event_loop.rs` **NEW, timers**: `TimerHandle`, which `call_later`
+//!    and `call_at` return; `cancelled_timers`; `remove_cancelled_timers`
+//!    (the sweep) at the start of `run_once`. Tasks: `block_on`'s arm for
+//!    `JoinError::Cancelled`. Otherwise step 7's loop.
+//! 6. `sleep.rs` **NEW, timers**: a dropped `Sleep` cancels its timer.
+//! 7. `timeout.rs` **NEW, timeout**: `timeout`, `TimedOut`.
 //! 8. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`.
-//! 9. `net.rs` **NEW (4)**: `ConnectionTasks`, which cancels a server's
-//!    connections when `accept_clients`'s task is dropped.
+//! 9. `net.rs` **NEW, servers**: `ConnectionTasks`, which cancels a
+//!    server's connections when `accept_clients`'s task is dropped.
 //! 10. `apps/mod.rs`: not the runtime: programs that run on it.
 //!     - `apps/echo.rs`: step 7's echo server, unchanged.
 //!     - `apps/slow.rs`: step 7's slow server, unchanged.
@@ -39,8 +40,8 @@
 //! 11. `main.rs`: step 7's, but for the crate's name: arguments, errors,
 //!     exit codes.
 //!
-//! A file with plumbing ends with a fenced "Plumbing" section a reader may
-//! skip.
+//! A file with plumbing ends with it, behind a fenced "Plumbing" comment: a
+//! reader may skip it.
 
 // ANCHOR: modules
 pub mod apps;
