@@ -15,18 +15,6 @@ use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-use crate::task::running_loop;
-
-// ANCHOR: spawn_fn
-/// Starts `future` as a task on the running loop and returns its handle:
-/// how a task starts a child. asyncio's `asyncio.create_task`.
-pub fn spawn<T: 'static>(
-    future: impl Future<Output = T> + 'static,
-) -> JoinHandle<T> {
-    running_loop().spawn(future)
-}
-// ANCHOR_END: spawn_fn
-
 // ANCHOR: join_handle
 /// Awaiting it waits for its task and gives the task's outcome: what it
 /// returned, or a `JoinError`. Dropping it detaches the task, which runs on.
@@ -46,17 +34,15 @@ pub(crate) struct JoinState<T> {
 
 impl<T> JoinHandle<T> {
     /// A handle, and the task's side of the slot it reads.
-    pub(crate) fn new() -> (Self, Rc<RefCell<JoinState<T>>>) {
+    pub(crate) fn new() -> (Self, Reporter<T>) {
         let state = Rc::new(RefCell::new(JoinState {
             outcome: None,
             joiner: None,
         }));
-        (
-            JoinHandle {
-                state: Rc::clone(&state),
-            },
-            state,
-        )
+        let reporter = Reporter {
+            state: Rc::clone(&state),
+        };
+        (JoinHandle { state }, reporter)
     }
 
     /// The outcome, if the task has ended: how `block_on` checks on its
@@ -89,7 +75,7 @@ impl<T> Future for JoinHandle<T> {
 /// learns that it failed rather than seeing what it left half done.
 pub(crate) async fn run_and_report<T>(
     future: impl Future<Output = T>,
-    state: Rc<RefCell<JoinState<T>>>,
+    reporter: Reporter<T>,
 ) {
     let mut future = pin!(future);
     let outcome = future::poll_fn(|cx| {
@@ -100,13 +86,25 @@ pub(crate) async fn run_and_report<T>(
         }
     })
     .await;
-    let joiner = {
-        let mut state = state.borrow_mut();
-        state.outcome = Some(outcome);
-        state.joiner.take()
-    };
-    if let Some(joiner) = joiner {
-        joiner.wake();
+    reporter.report(outcome);
+}
+
+/// The task's side of the slot: it leaves the outcome there, once, and
+/// wakes the joiner.
+pub(crate) struct Reporter<T> {
+    state: Rc<RefCell<JoinState<T>>>,
+}
+
+impl<T> Reporter<T> {
+    fn report(&self, outcome: Result<T, JoinError>) {
+        let joiner = {
+            let mut state = self.state.borrow_mut();
+            state.outcome = Some(outcome);
+            state.joiner.take()
+        };
+        if let Some(joiner) = joiner {
+            joiner.wake();
+        }
     }
 }
 // ANCHOR_END: run_and_report
@@ -147,6 +145,12 @@ impl fmt::Display for JoinError {
 impl std::error::Error for JoinError {}
 // ANCHOR_END: join_error
 
+// ---------------------------------------------------------------------------
+// Plumbing: not the lesson. `JoinError`'s `Debug`, written by hand so that
+// `unwrap()` on a join outcome shows the panic's message. A reader may stop
+// here.
+// ---------------------------------------------------------------------------
+
 /// Written by hand because a derived `Debug` would show the panic as
 /// `Any { .. }`, and `unwrap()` on a join outcome would hide its message.
 impl fmt::Debug for JoinError {
@@ -156,28 +160,3 @@ impl fmt::Debug for JoinError {
         f.debug_tuple("Panicked").field(&message).finish()
     }
 }
-
-// ANCHOR: join_all
-/// Runs each of `futures` as a task of its own and waits for them all;
-/// returns their outcomes in the order given, whichever order they ended
-/// in. asyncio's `gather`, seed 002's `TaskGroup`.
-///
-/// The handles are awaited one after another, yet the whole takes only as
-/// long as the slowest task: every task runs from the start, and a handle
-/// whose task has ended already returns at once.
-pub async fn join_all<F>(
-    futures: impl IntoIterator<Item = F>,
-) -> Vec<Result<F::Output, JoinError>>
-where
-    F: Future + 'static,
-    F::Output: 'static,
-{
-    let handles: Vec<JoinHandle<F::Output>> =
-        futures.into_iter().map(spawn).collect();
-    let mut outcomes = Vec::with_capacity(handles.len());
-    for handle in handles {
-        outcomes.push(handle.await);
-    }
-    outcomes
-}
-// ANCHOR_END: join_all

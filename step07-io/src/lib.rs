@@ -3,401 +3,53 @@
 //! A task can now wait for a socket the way it waits for a deadline. It
 //! tries to read, write, accept or connect; when the OS answers
 //! `WouldBlock`, it leaves its waker with the loop and returns `Pending`,
-//! and the loop wakes it once the socket is ready, to try again. That part
-//! is the reactor (`reactor`): step 4's `read_wait` and `write_wait`, with
-//! callbacks whose only job is now to wake a task. On top of it, `net` has
-//! `TcpListener`, `TcpStream` and `socket_pair`, whose `accept`, `connect`,
+//! and the loop wakes it once the socket is ready, to try again. That is
+//! the reactor: step 4's `read_wait` and `write_wait`, with callbacks whose
+//! only job is now to wake a task. On top of it, `accept`, `connect`,
 //! `read` and `write_all` are `async fn`s: a server or a client reads as
-//! straight-line code, as a blocking program would, and one thread still
-//! serves them all. `echo` and `slow` are step 4's two servers written so.
+//! straight-line code, and one thread still serves them all.
 //!
-//! Underneath is step 6: tasks that spawn and join tasks, polled one
-//! callback at a time whenever their `Waker` is woken. The loop underneath
-//! is step 4's: timers on a heap and sockets on one `mio::Poll`.
+//! # Reading map
 //!
-//! mio reports readiness *edges*: it says "this socket became readable" once,
-//! not "this socket is readable" on every poll. So the rule for every
-//! callback is: try the operation first, keep going until the OS answers
-//! `WouldBlock`, and only then wait again.
-
-use std::cell::{Cell, RefCell};
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
-use std::fmt;
-use std::io;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
-use mio::event::{Event, Source};
-use mio::{Events, Interest, Poll, Token};
+//! Read the files in this order: each one uses only the files above it.
+//! **NEW** marks what this step adds; everything else is step 6's, as it was.
+//!
+//! 1. `lib.rs`: this map, and what the crate shows the world.
+//! 2. `waker.rs`: step 6's, unchanged: task ids, `TaskWaker`, `WokenTasks`.
+//! 3. `join.rs`: step 6's, unchanged: `JoinHandle` and its `Reporter`.
+//! 4. `task.rs`: step 6's, unchanged: `Task` and `Tasks`.
+//! 5. `event_loop.rs`: step 6's, unchanged: the loop, whose `read_wait` and
+//!    `write_wait` (step 4's) the reactor uses; `spawn`, `block_on`.
+//! 6. `sleep.rs`: step 6's, unchanged: `sleep`, `yield_now`.
+//! 7. `reactor.rs` **NEW**: `Socket`, a socket registered with the loop;
+//!    `poll_io`, which tries an operation and, on `WouldBlock`, leaves the
+//!    task's waker in a `read_wait` or `write_wait` callback; `read`,
+//!    `write`, `write_all`; and the `Drop` that deregisters.
+//! 8. `net.rs` **NEW**: `TcpListener::accept`, `TcpStream::connect` (with
+//!    `finish_connecting`), `socket_pair`, and `accept_clients`, the accept
+//!    loop the servers share.
+//! 9. `apps/mod.rs`: not the runtime: programs that run on it.
+//!    - `apps/echo.rs` **NEW**: step 4's echo server, a task per client.
+//!    - `apps/slow.rs` **NEW**: step 4's slow server, a task per request.
+//!    - `apps/demo.rs` **NEW**: the demo `cargo run` shows, and `serve`.
+//! 10. `main.rs`: arguments, errors, exit codes.
+//!
+//! A file with plumbing ends with it, behind a fenced "Plumbing" comment: a
+//! reader may skip it.
 
 // ANCHOR: modules
-pub mod echo;
+pub mod apps;
+mod event_loop;
 mod join;
 pub mod net;
 mod reactor;
 mod sleep;
-pub mod slow;
 mod task;
 mod waker;
 
-pub use join::{JoinError, JoinHandle, join_all, panic_message, spawn};
+pub use event_loop::{Callback, EventLoop, join_all, spawn};
+pub use join::{JoinError, JoinHandle, panic_message};
 pub use net::{LocalStream, TcpListener, TcpStream, socket_pair};
 pub use reactor::Socket;
 pub use sleep::{Sleep, YieldNow, sleep, sleep_until, yield_now};
-use task::{SequentialIds, Task, TaskId};
-use waker::WokenTasks;
 // ANCHOR_END: modules
-
-// ANCHOR: callback
-/// One piece of work: a closure that runs once and may schedule more work on
-/// the loop it is given.
-pub type Callback = Box<dyn FnOnce(&EventLoop)>;
-// ANCHOR_END: callback
-
-// ANCHOR: event_loop
-/// A queue of callbacks ready to run, a heap of callbacks waiting for their
-/// deadline, callbacks waiting for a socket to become ready, and the tasks,
-/// with the list of those woken since the loop last looked.
-///
-/// Callbacks schedule more callbacks *while the loop is running them*, so
-/// they receive a shared `&EventLoop`, and the queues sit in `RefCell`s that
-/// let a shared reference change them.
-pub struct EventLoop {
-    ready: RefCell<VecDeque<Callback>>,
-    timers: RefCell<BinaryHeap<Timer>>,
-    next_sequence: Cell<u64>,
-    poll: RefCell<Poll>,
-    events: RefCell<Events>,
-    io_waiters: RefCell<HashMap<Token, IoWaiters>>,
-    next_token: Cell<usize>,
-    tasks: RefCell<HashMap<TaskId, Task, SequentialIds>>,
-    next_task_id: Cell<u64>,
-    woken: Arc<WokenTasks>,
-}
-
-impl EventLoop {
-    pub fn new() -> io::Result<Self> {
-        let poll = Poll::new()?;
-        let woken = WokenTasks::new(poll.registry(), WAKER_TOKEN)?;
-        Ok(EventLoop {
-            ready: RefCell::new(VecDeque::new()),
-            timers: RefCell::new(BinaryHeap::new()),
-            next_sequence: Cell::new(0),
-            poll: RefCell::new(poll),
-            events: RefCell::new(Events::with_capacity(EVENTS_PER_POLL)),
-            io_waiters: RefCell::new(HashMap::new()),
-            next_token: Cell::new(0),
-            tasks: RefCell::new(HashMap::default()),
-            next_task_id: Cell::new(0),
-            woken: Arc::new(woken),
-        })
-    }
-
-    /// Schedules `callback` to run after everything already in the queue.
-    pub fn call_soon(&self, callback: impl FnOnce(&EventLoop) + 'static) {
-        self.ready.borrow_mut().push_back(Box::new(callback));
-    }
-    // ANCHOR_END: event_loop
-
-    // ANCHOR: call_later
-    /// Schedules `callback` to run once `delay` has passed: never earlier,
-    /// and as soon after as the loop gets to it.
-    pub fn call_later(
-        &self,
-        delay: Duration,
-        callback: impl FnOnce(&EventLoop) + 'static,
-    ) {
-        self.call_at(Instant::now() + delay, callback);
-    }
-
-    /// Schedules `callback` to run once the clock reaches `deadline`.
-    /// Callbacks given the same deadline run in the order they were given.
-    pub fn call_at(
-        &self,
-        deadline: Instant,
-        callback: impl FnOnce(&EventLoop) + 'static,
-    ) {
-        let sequence = self.next_sequence.get();
-        self.next_sequence.set(sequence + 1);
-        self.timers.borrow_mut().push(Timer {
-            deadline,
-            sequence,
-            callback: Box::new(callback),
-        });
-    }
-    // ANCHOR_END: call_later
-
-    // ANCHOR: register
-    /// Hands `source` (a socket) to the OS poller and returns the token that
-    /// names it in `read_wait`, `write_wait` and `deregister`.
-    ///
-    /// Tokens are never reused, so an event still in flight for a socket that
-    /// was closed can never be taken for one that was opened later.
-    pub fn register(&self, source: &mut impl Source) -> io::Result<Token> {
-        let token = Token(self.next_token.get());
-        self.next_token.set(token.0 + 1);
-        let interest = Interest::READABLE | Interest::WRITABLE;
-        self.poll
-            .borrow()
-            .registry()
-            .register(source, token, interest)?;
-        self.io_waiters
-            .borrow_mut()
-            .insert(token, IoWaiters::default());
-        Ok(token)
-    }
-
-    /// Takes `source` away from the poller and drops any callbacks still
-    /// waiting on it. Call it before the socket is closed.
-    pub fn deregister(
-        &self,
-        source: &mut impl Source,
-        token: Token,
-    ) -> io::Result<()> {
-        let waiters = self.io_waiters.borrow_mut().remove(&token);
-        // Dropped only once the borrow has ended: a waiting callback may own
-        // a socket whose own drop deregisters it, which borrows again.
-        drop(waiters);
-        self.poll.borrow().registry().deregister(source)
-    }
-    // ANCHOR_END: register
-
-    // ANCHOR: read_wait
-    /// Runs `callback` once the socket named `token` becomes readable (or
-    /// closed, or failed: reading is how the callback finds out which).
-    ///
-    /// Readiness is an edge: call this only after a read said `WouldBlock`,
-    /// or the data already waiting would never announce itself again.
-    pub fn read_wait(
-        &self,
-        token: Token,
-        callback: impl FnOnce(&EventLoop) + 'static,
-    ) {
-        let replaced = self
-            .waiters_for(token, |waiters| waiters.read.replace(Box::new(callback)));
-        drop(replaced); // after the borrow, as in `deregister`
-    }
-
-    /// Runs `callback` once the socket named `token` has room to write. Call
-    /// it only after a write said `WouldBlock`.
-    pub fn write_wait(
-        &self,
-        token: Token,
-        callback: impl FnOnce(&EventLoop) + 'static,
-    ) {
-        let replaced = self
-            .waiters_for(token, |waiters| waiters.write.replace(Box::new(callback)));
-        drop(replaced); // after the borrow, as in `deregister`
-    }
-    // ANCHOR_END: read_wait
-
-    fn waiters_for<R>(
-        &self,
-        token: Token,
-        update: impl FnOnce(&mut IoWaiters) -> R,
-    ) -> R {
-        let mut io_waiters = self.io_waiters.borrow_mut();
-        let waiters = io_waiters
-            .get_mut(&token)
-            .expect("read_wait and write_wait need a registered token");
-        update(waiters)
-    }
-
-    // ANCHOR: run
-    /// Runs until no callback is ready, no timer is waiting, no callback
-    /// waits for a socket and no task has been woken. Tasks run under
-    /// `block_on`, which turns the same loop until its task is done.
-    pub fn run(&self) -> io::Result<()> {
-        while self.has_work() {
-            self.run_once()?;
-        }
-        Ok(())
-    }
-
-    /// One turn of the loop: waits for I/O, but no longer than until the
-    /// next deadline (and not at all when a callback is ready or a task was
-    /// woken), moves the callbacks whose socket or deadline is ready and one
-    /// poll for each woken task onto the ready queue, then runs them.
-    fn run_once(&self) -> io::Result<()> {
-        self.wait_for_io(self.wait_time())?;
-        self.move_due_timers_to_ready();
-        self.move_woken_tasks_to_ready();
-        self.run_ready_callbacks();
-        Ok(())
-    }
-    // ANCHOR_END: run
-
-    fn has_work(&self) -> bool {
-        !self.ready.borrow().is_empty()
-            || !self.timers.borrow().is_empty()
-            || self.io_waiters.borrow().values().any(IoWaiters::is_waiting)
-            || !self.woken.is_empty()
-    }
-
-    // ANCHOR: wait_time
-    /// How long the loop may wait for something to happen: not at all when a
-    /// callback is ready or a task was woken, until the earliest deadline
-    /// when a timer waits, and `None`, for ever, when there is neither.
-    ///
-    /// A task woken from another thread while the loop waits interrupts the
-    /// wait through the `mio::Waker` in `woken`.
-    fn wait_time(&self) -> Option<Duration> {
-        if !self.ready.borrow().is_empty() || !self.woken.is_empty() {
-            return Some(Duration::ZERO);
-        }
-        let timers = self.timers.borrow();
-        let earliest = timers.peek()?;
-        Some(earliest.deadline.saturating_duration_since(Instant::now()))
-    }
-    // ANCHOR_END: wait_time
-
-    // ANCHOR: wait_for_io
-    /// Blocks in the OS until a registered socket is ready or `timeout` runs
-    /// out, then moves the callbacks waiting on each ready socket to the
-    /// ready queue. A socket that is ready but has no callback waiting is
-    /// skipped: its owner is busy and will try it again before waiting. So is
-    /// the `WAKER_TOKEN` event: its only job was to end the wait.
-    fn wait_for_io(&self, timeout: Option<Duration>) -> io::Result<()> {
-        let mut events = self.events.borrow_mut();
-        match self.poll.borrow_mut().poll(&mut events, timeout) {
-            Ok(()) => {}
-            // A signal arrived while we slept: just start the next turn.
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => return Ok(()),
-            Err(err) => return Err(err),
-        }
-        let mut io_waiters = self.io_waiters.borrow_mut();
-        let mut ready = self.ready.borrow_mut();
-        for event in events.iter() {
-            if let Some(waiters) = io_waiters.get_mut(&event.token()) {
-                ready.extend(waiters.take_ready(event));
-            }
-        }
-        Ok(())
-    }
-    // ANCHOR_END: wait_for_io
-
-    // ANCHOR: due_timers
-    /// Moves every timer whose deadline has passed to the ready queue, earliest
-    /// first; timers with equal deadlines keep the order they were scheduled in.
-    fn move_due_timers_to_ready(&self) {
-        let now = Instant::now();
-        let mut timers = self.timers.borrow_mut();
-        let mut ready = self.ready.borrow_mut();
-        while timers.peek().is_some_and(|timer| timer.deadline <= now) {
-            let timer = timers.pop().expect("peek just saw this timer");
-            ready.push_back(timer.callback);
-        }
-    }
-    // ANCHOR_END: due_timers
-
-    // ANCHOR: woken_to_ready
-    /// Queues one poll for each task woken since the last turn, in the order
-    /// they were woken. Polling a task is a callback like any other.
-    fn move_woken_tasks_to_ready(&self) {
-        for id in self.woken.take() {
-            self.call_soon(move |lp| lp.poll_task(id));
-        }
-    }
-    // ANCHOR_END: woken_to_ready
-
-    // ANCHOR: run_ready
-    /// Runs the callbacks that are ready at the start of this turn. Callbacks
-    /// they schedule wait for the next turn, so a callback that keeps
-    /// rescheduling itself cannot keep timers from firing.
-    fn run_ready_callbacks(&self) {
-        let ready_now = self.ready.borrow().len();
-        for _ in 0..ready_now {
-            let callback = self.ready.borrow_mut().pop_front().expect("counted");
-            // The queue's borrow has ended: the callback may schedule more.
-            callback(self);
-        }
-    }
-    // ANCHOR_END: run_ready
-}
-
-// ANCHOR: timer
-/// A callback waiting for its deadline.
-///
-/// `BinaryHeap` keeps its *largest* element on top, so the ordering is
-/// reversed: the earliest deadline compares as the largest. The sequence
-/// number breaks ties, so timers with equal deadlines fire in the order they
-/// were scheduled.
-struct Timer {
-    deadline: Instant,
-    sequence: u64,
-    callback: Callback,
-}
-
-impl Ord for Timer {
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))
-    }
-}
-// ANCHOR_END: timer
-
-impl PartialOrd for Timer {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for Timer {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Timer {}
-
-/// How many readiness events one call to `poll` can return. More than this
-/// simply wait for the next turn.
-const EVENTS_PER_POLL: usize = 1024;
-
-/// The token of the loop's `mio::Waker`. `register` counts up from zero, so
-/// no socket ever gets this one.
-const WAKER_TOKEN: Token = Token(usize::MAX);
-
-// ANCHOR: io_waiters
-/// The callbacks waiting on one socket: at most one for reading and one for
-/// writing, like the seeds' `read_waiting` and `write_waiting` dictionaries.
-#[derive(Default)]
-struct IoWaiters {
-    read: Option<Callback>,
-    write: Option<Callback>,
-}
-
-impl IoWaiters {
-    fn is_waiting(&self) -> bool {
-        self.read.is_some() || self.write.is_some()
-    }
-
-    /// Takes the callbacks that `event` makes ready. A closed or failed
-    /// socket wakes both sides, so each finds out when it tries.
-    fn take_ready(&mut self, event: &Event) -> impl Iterator<Item = Callback> {
-        let failed = event.is_error();
-        let read = if event.is_readable() || event.is_read_closed() || failed {
-            self.read.take()
-        } else {
-            None
-        };
-        let write = if event.is_writable() || event.is_write_closed() || failed {
-            self.write.take()
-        } else {
-            None
-        };
-        read.into_iter().chain(write)
-    }
-}
-// ANCHOR_END: io_waiters
-
-impl fmt::Debug for EventLoop {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("EventLoop")
-            .field("ready", &self.ready.borrow().len())
-            .field("timers", &self.timers.borrow().len())
-            .field("sockets", &self.io_waiters.borrow().len())
-            .field("tasks", &self.tasks.borrow().len())
-            .finish_non_exhaustive()
-    }
-}

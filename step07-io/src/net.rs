@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use socket2::{Domain, Protocol, SockRef, Type};
 
+use crate::event_loop::spawn;
 use crate::reactor::{Direction, Socket};
-use crate::{sleep, spawn};
+use crate::sleep::sleep;
 
 /// A listening TCP socket on the loop.
 pub type TcpListener = Socket<mio::net::TcpListener>;

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use crate::task::running_loop;
+use crate::event_loop::running_loop;
 
 // ANCHOR: sleep
 /// Waits until `duration` has passed, without holding up other tasks.

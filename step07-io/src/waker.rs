@@ -4,7 +4,7 @@
 //! after the poll that handed it out, even after its task has finished. So
 //! waking cannot touch the loop itself (which lives on one thread, in
 //! `RefCell`s): it writes the task's id to a thread-safe list, and the loop
-//! reads that list at each turn.
+//! reads that list at each turn. So task ids are defined here, first.
 
 use std::io;
 use std::mem;
@@ -15,9 +15,12 @@ use std::thread::{self, ThreadId};
 
 use mio::{Registry, Token};
 
-use crate::task::TaskId;
-
 // ANCHOR: task_waker
+/// Names a task. Ids are never reused, so a wake-up that arrives after its
+/// task has finished finds no task and does nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct TaskId(pub(crate) u64);
+
 /// What every `Waker` of one task points to.
 ///
 /// `queued` says the task is already due for a poll. Only the wake-up that
@@ -89,6 +92,7 @@ impl WokenTasks {
 
     fn push(&self, task: TaskId) {
         self.lock().push(task);
+        // Performance, not the lesson: this check only saves a system call.
         // On the loop's own thread the loop is running, not blocked: it reads
         // this list before it next waits, and the system call can be saved.
         if thread::current().id() != self.loop_thread {
@@ -105,11 +109,18 @@ impl WokenTasks {
     pub(crate) fn is_empty(&self) -> bool {
         self.lock().is_empty()
     }
+}
+// ANCHOR_END: woken_tasks
 
+// ---------------------------------------------------------------------------
+// Plumbing: not the lesson. The list's lock, which shrugs off poisoning so
+// that no wake-up can panic. A reader may stop here.
+// ---------------------------------------------------------------------------
+
+impl WokenTasks {
     /// Nothing can panic while holding this lock (it only pushes and takes),
     /// so a poisoned lock still holds a sound list.
     fn lock(&self) -> MutexGuard<'_, Vec<TaskId>> {
         self.ids.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
-// ANCHOR_END: woken_tasks

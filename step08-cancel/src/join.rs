@@ -17,18 +17,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use crate::task::running_loop;
 use crate::waker::TaskWaker;
-
-// ANCHOR: spawn_fn
-/// Starts `future` as a task on the running loop and returns its handle:
-/// how a task starts a child. asyncio's `asyncio.create_task`.
-pub fn spawn<T: 'static>(
-    future: impl Future<Output = T> + 'static,
-) -> JoinHandle<T> {
-    running_loop().spawn(future)
-}
-// ANCHOR_END: spawn_fn
 
 // ANCHOR: join_handle
 /// Awaiting it waits for its task and gives the task's outcome: what it
@@ -229,6 +218,12 @@ impl fmt::Display for JoinError {
 impl std::error::Error for JoinError {}
 // ANCHOR_END: join_error
 
+// ---------------------------------------------------------------------------
+// Plumbing: not the lesson. `JoinError`'s `Debug`, written by hand so that
+// `unwrap()` on a join outcome shows the panic's message. A reader may stop
+// here.
+// ---------------------------------------------------------------------------
+
 /// Written by hand because a derived `Debug` would show the panic as
 /// `Any { .. }`, and `unwrap()` on a join outcome would hide its message.
 impl fmt::Debug for JoinError {
@@ -242,28 +237,3 @@ impl fmt::Debug for JoinError {
         }
     }
 }
-
-// ANCHOR: join_all
-/// Runs each of `futures` as a task of its own and waits for them all;
-/// returns their outcomes in the order given, whichever order they ended
-/// in. asyncio's `gather`, seed 002's `TaskGroup`.
-///
-/// The handles are awaited one after another, yet the whole takes only as
-/// long as the slowest task: every task runs from the start, and a handle
-/// whose task has ended already returns at once.
-pub async fn join_all<F>(
-    futures: impl IntoIterator<Item = F>,
-) -> Vec<Result<F::Output, JoinError>>
-where
-    F: Future + 'static,
-    F::Output: 'static,
-{
-    let handles: Vec<JoinHandle<F::Output>> =
-        futures.into_iter().map(spawn).collect();
-    let mut outcomes = Vec::with_capacity(handles.len());
-    for handle in handles {
-        outcomes.push(handle.await);
-    }
-    outcomes
-}
-// ANCHOR_END: join_all

@@ -11,8 +11,10 @@ use std::time::Duration;
 
 use socket2::{Domain, Protocol, SockRef, Type};
 
+use crate::event_loop::spawn;
+use crate::join::JoinHandle;
 use crate::reactor::{Direction, Socket};
-use crate::{JoinHandle, sleep, spawn};
+use crate::sleep::sleep;
 
 /// A listening TCP socket on the loop.
 pub type TcpListener = Socket<mio::net::TcpListener>;

@@ -17,8 +17,7 @@ use std::task::{Context, Poll, Waker};
 use mio::Token;
 use mio::event::Source;
 
-use crate::EventLoop;
-use crate::task::running_loop;
+use crate::event_loop::{EventLoop, running_loop};
 
 // ANCHOR: socket
 /// A non-blocking socket `S` (a mio `TcpStream`, `TcpListener` or
@@ -199,6 +198,11 @@ impl<S: Source> Drop for Socket<S> {
     }
 }
 // ANCHOR_END: deregister_on_drop
+
+// ---------------------------------------------------------------------------
+// Plumbing: not the lesson. `Socket`'s `Debug`, written by hand because the
+// loop it holds has no use in a printout. A reader may stop here.
+// ---------------------------------------------------------------------------
 
 impl<S: Source + fmt::Debug> fmt::Debug for Socket<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -1,25 +1,17 @@
 //! Tasks: futures the loop polls, one callback at a time, when they are woken.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::future::Future;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::io;
-use std::panic;
 use std::pin::Pin;
-use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use crate::EventLoop;
-use crate::join::{JoinError, JoinHandle, run_and_report};
-use crate::waker::TaskWaker;
+use crate::join::{JoinHandle, run_and_report};
+use crate::waker::{TaskId, TaskWaker, WokenTasks};
 
 // ANCHOR: task
-/// Names a task. Ids are never reused, so a wake-up that arrives after its
-/// task has finished finds no task and does nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) struct TaskId(pub(crate) u64);
-
 /// A spawned future and the waker that queues it.
 ///
 /// `future` is `None` while the loop is polling it: the future is taken out
@@ -35,105 +27,46 @@ pub(crate) struct Task {
 /// types fit in one table, and pinned because a future may hold references
 /// into itself once it has been polled.
 type TaskFuture = Pin<Box<dyn Future<Output = ()>>>;
+
+/// The loop's tasks: every future not yet done, by id, and the list their
+/// wakers write to.
+pub(crate) struct Tasks {
+    table: RefCell<HashMap<TaskId, Task, SequentialIds>>,
+    next_id: Cell<u64>,
+    woken: Arc<WokenTasks>,
+}
 // ANCHOR_END: task
 
-/// How the task table hashes its ids. `HashMap`'s default hasher is built
-/// to resist keys an attacker picks, and costs tens of nanoseconds a
-/// lookup; the loop looks a task up two or three times a poll. Task ids
-/// are counted out by the loop itself, so no one picks them: multiplying
-/// by a large odd constant (Fibonacci hashing) spreads consecutive ids
-/// over the whole table in a nanosecond.
-pub(crate) type SequentialIds = BuildHasherDefault<IdHasher>;
-
-/// The hasher `SequentialIds` builds, holding the hash of one id.
-#[derive(Default)]
-pub(crate) struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("task ids hash as one u64");
+impl Tasks {
+    pub(crate) fn new(woken: WokenTasks) -> Self {
+        Tasks {
+            table: RefCell::new(HashMap::default()),
+            next_id: Cell::new(0),
+            woken: Arc::new(woken),
+        }
     }
 
-    fn write_u64(&mut self, id: u64) {
-        self.0 = id.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl EventLoop {
     // ANCHOR: spawn
     /// Turns `future` into a task and wakes it, so the loop polls it for the
-    /// first time on its next turn. asyncio's `loop.create_task`. Returns the
-    /// handle that joins the task; dropping the handle lets the task run on.
-    ///
-    /// From inside a task, the free function `spawn` does the same on the
-    /// running loop.
-    pub fn spawn<T: 'static>(
+    /// first time on its next turn. Returns the handle that joins the task;
+    /// dropping the handle lets the task run on.
+    pub(crate) fn spawn<T: 'static>(
         &self,
         future: impl Future<Output = T> + 'static,
     ) -> JoinHandle<T> {
-        let id = TaskId(self.next_task_id.get());
-        self.next_task_id.set(id.0 + 1);
+        let id = TaskId(self.next_id.get());
+        self.next_id.set(id.0 + 1);
         let waker = Arc::new(TaskWaker::new(id, Arc::clone(&self.woken)));
         let (handle, reporter) = JoinHandle::new(Arc::clone(&waker));
         let task = Task {
             future: Some(Box::pin(run_and_report(future, reporter))),
             waker: Arc::clone(&waker),
         };
-        self.tasks.borrow_mut().insert(id, task);
+        self.table.borrow_mut().insert(id, task);
         Waker::from(waker).wake();
         handle
     }
     // ANCHOR_END: spawn
-
-    // ANCHOR: block_on
-    /// Runs the loop until `future` is done and returns what it returned;
-    /// if it panicked, the panic carries on from here. asyncio's
-    /// `asyncio.run`.
-    ///
-    /// `future` runs as a task beside any others, and only it decides when
-    /// this returns. Tasks still running then are background work: they are
-    /// dropped (asyncio cancels them), so their destructors run, and nothing
-    /// they were waiting for keeps the loop turning.
-    ///
-    /// While it runs, this loop is the thread's running loop, which is how
-    /// `sleep` and `spawn` find it; that is why the loop must be shared as
-    /// an `Rc` here.
-    pub fn block_on<T: 'static>(
-        self: &Rc<Self>,
-        future: impl Future<Output = T> + 'static,
-    ) -> io::Result<T> {
-        let _running = RunningLoop::enter(self);
-        let mut main = self.spawn(future);
-        let outcome = loop {
-            if let Some(outcome) = main.take_outcome() {
-                break outcome;
-            }
-            self.run_once()?;
-        };
-        self.drop_remaining_tasks();
-        match outcome {
-            Ok(value) => Ok(value),
-            Err(JoinError::Panicked(panic)) => panic::resume_unwind(panic),
-            Err(JoinError::Cancelled) => {
-                unreachable!(
-                    "only block_on holds its task's handle, and it never cancels"
-                )
-            }
-        }
-    }
-
-    /// Drops every task still on the loop, while it is still the running
-    /// loop; their joiners see them cancelled. The table is taken out
-    /// first, so a destructor may spawn or wake without finding it borrowed.
-    fn drop_remaining_tasks(&self) {
-        let remaining = self.tasks.take();
-        drop(remaining);
-    }
-    // ANCHOR_END: block_on
 
     // ANCHOR: poll_task
     /// Polls the task `id` once: the callback a wake-up queues. A task
@@ -156,10 +89,10 @@ impl EventLoop {
         let mut context = Context::from_waker(&waker);
         match future.as_mut().poll(&mut context) {
             Poll::Ready(()) => {
-                self.tasks.borrow_mut().remove(&id);
+                self.table.borrow_mut().remove(&id);
             }
             Poll::Pending => {
-                if let Some(task) = self.tasks.borrow_mut().get_mut(&id) {
+                if let Some(task) = self.table.borrow_mut().get_mut(&id) {
                     task.future = Some(future);
                 }
             }
@@ -175,62 +108,73 @@ impl EventLoop {
     /// wake or cancel other tasks. The future's reporter, dropped with it,
     /// tells the joiner the task was cancelled.
     fn drop_cancelled_task(&self, id: TaskId, future: TaskFuture) {
-        self.tasks.borrow_mut().remove(&id);
+        self.table.borrow_mut().remove(&id);
         drop(future);
     }
     // ANCHOR_END: safe_point
 
     /// Takes task `id`'s future out of the table for a poll, with its waker.
     fn take_future(&self, id: TaskId) -> Option<(TaskFuture, Arc<TaskWaker>)> {
-        let mut tasks = self.tasks.borrow_mut();
-        let task = tasks.get_mut(&id)?;
+        let mut table = self.table.borrow_mut();
+        let task = table.get_mut(&id)?;
         Some((task.future.take()?, Arc::clone(&task.waker)))
     }
+
+    /// The ids of the tasks woken since the loop last looked, oldest first.
+    pub(crate) fn take_woken(&self) -> Vec<TaskId> {
+        self.woken.take()
+    }
+
+    /// Whether a task has been woken since the loop last looked.
+    pub(crate) fn any_woken(&self) -> bool {
+        !self.woken.is_empty()
+    }
+
+    // ANCHOR: drop_all
+    /// Drops every task still in the table; their joiners see them
+    /// cancelled. The table is taken out first, so a destructor may spawn
+    /// or wake without finding it borrowed.
+    pub(crate) fn drop_all(&self) {
+        let remaining = self.table.take();
+        drop(remaining);
+    }
+    // ANCHOR_END: drop_all
 }
 
-// ANCHOR: running_loop
-thread_local! {
-    /// The loop `block_on` is running on this thread, if any.
-    static RUNNING_LOOP: RefCell<Option<Rc<EventLoop>>> =
-        const { RefCell::new(None) };
-}
+// ---------------------------------------------------------------------------
+// Plumbing: not the lesson. The count the loop's `Debug` shows, and the
+// task table's hasher, a performance choice. A reader may stop here.
+// ---------------------------------------------------------------------------
 
-/// The loop `block_on` is running on this thread: how a future such as
-/// `sleep`, or a task calling `spawn`, reaches the loop without being
-/// handed it. asyncio's `get_running_loop`.
-///
-/// Futures ask for it when they are polled and do not keep it, so the loop
-/// never owns a future that owns the loop: dropping the loop drops every
-/// task it holds.
-pub(crate) fn running_loop() -> Rc<EventLoop> {
-    RUNNING_LOOP
-        .with_borrow(Option::clone)
-        .expect("no event loop is running on this thread: await inside block_on")
-}
-
-/// Makes a loop the running loop until it is dropped.
-///
-/// One at a time: a `block_on` inside a task would turn the loop under the
-/// task that called it, which cannot be polled (it is being polled), so its
-/// wake-ups would be used up and lost. A task awaits instead.
-struct RunningLoop;
-
-impl RunningLoop {
-    fn enter(lp: &Rc<EventLoop>) -> Self {
-        RUNNING_LOOP.with_borrow_mut(|running| {
-            assert!(
-                running.is_none(),
-                "block_on called inside block_on: a task must .await instead"
-            );
-            *running = Some(Rc::clone(lp));
-        });
-        RunningLoop
+impl Tasks {
+    /// How many tasks are not done yet.
+    pub(crate) fn len(&self) -> usize {
+        self.table.borrow().len()
     }
 }
 
-impl Drop for RunningLoop {
-    fn drop(&mut self) {
-        RUNNING_LOOP.take();
+/// How the task table hashes its ids: a performance choice, not the lesson.
+/// `HashMap`'s default hasher is built to resist keys an attacker picks, and
+/// costs tens of nanoseconds a lookup; the loop looks a task up two or three
+/// times a poll. Task ids are counted out by the loop itself, so no one
+/// picks them: multiplying by a large odd constant (Fibonacci hashing)
+/// spreads consecutive ids over the whole table in a nanosecond.
+pub(crate) type SequentialIds = BuildHasherDefault<IdHasher>;
+
+/// The hasher `SequentialIds` builds, holding the hash of one id.
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("task ids hash as one u64");
+    }
+
+    fn write_u64(&mut self, id: u64) {
+        self.0 = id.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
-// ANCHOR_END: running_loop

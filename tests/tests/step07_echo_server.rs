@@ -6,8 +6,8 @@ use workshop_tests::echo_server::EchoServer;
 
 const SERVER: EchoServer = EchoServer {
     package: "step07",
-    max_line: step07::echo::MAX_LINE,
-    too_long: step07::echo::TOO_LONG,
+    max_line: step07::apps::echo::MAX_LINE,
+    too_long: step07::apps::echo::TOO_LONG,
 };
 
 workshop_tests::echo_server_tests!(SERVER);

@@ -6,8 +6,8 @@ use workshop_tests::echo_server::EchoServer;
 
 const SERVER: EchoServer = EchoServer {
     package: "step08",
-    max_line: step08::echo::MAX_LINE,
-    too_long: step08::echo::TOO_LONG,
+    max_line: step08::apps::echo::MAX_LINE,
+    too_long: step08::apps::echo::TOO_LONG,
 };
 
 workshop_tests::echo_server_tests!(SERVER);

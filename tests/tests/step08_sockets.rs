@@ -7,9 +7,10 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::rc::Rc;
 use std::time::Duration;
 
+use step08::apps::echo;
 use step08::{
-    EventLoop, JoinError, TcpListener, TcpStream, TimedOut, echo, socket_pair,
-    spawn, timeout, yield_now,
+    EventLoop, JoinError, TcpListener, TcpStream, TimedOut, socket_pair, spawn,
+    timeout, yield_now,
 };
 use workshop_tests::{DropFlag, HANG_LIMIT, within};
 

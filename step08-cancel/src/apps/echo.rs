@@ -11,7 +11,7 @@ use std::io;
 use heapless::Vec;
 
 use crate::net::{TcpListener, TcpStream, accept_clients};
-use crate::yield_now;
+use crate::sleep::yield_now;
 
 /// The longest line the server answers, newline not counted.
 pub const MAX_LINE: usize = 1024;

@@ -12,7 +12,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use crate::net::{TcpListener, TcpStream, accept_clients};
-use crate::sleep;
+use crate::sleep::sleep;
 
 pub const REQUEST: &[u8] = b"request\n";
 pub const RESPONSE: &[u8] = b"response\n";

@@ -1,0 +1,635 @@
+//! The loop: a queue of ready callbacks, a heap of timers and the sockets on
+//! one `mio::Poll`, as in step 4, and the tasks: `spawn` hands the loop a
+//! future and returns its handle, and `block_on` turns the loop until one is
+//! done. The free `spawn` and `join_all` do the same from inside a task.
+//! Timers can be cancelled: `call_later` and `call_at` return a
+//! `TimerHandle`.
+//!
+//! mio reports readiness *edges*: it says "this socket became readable" once,
+//! not "this socket is readable" on every poll. So the rule for every
+//! callback is: try the operation first, keep going until the OS answers
+//! `WouldBlock`, and only then wait again.
+
+use std::cell::{Cell, RefCell};
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::fmt;
+use std::future::Future;
+use std::io;
+use std::panic;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use mio::event::{Event, Source};
+use mio::{Events, Interest, Poll, Token};
+
+use crate::join::{JoinError, JoinHandle};
+use crate::task::Tasks;
+use crate::waker::WokenTasks;
+
+// ANCHOR: callback
+/// One piece of work: a closure that runs once and may schedule more work on
+/// the loop it is given.
+pub type Callback = Box<dyn FnOnce(&EventLoop)>;
+// ANCHOR_END: callback
+
+// ANCHOR: event_loop
+/// A queue of callbacks ready to run, a heap of callbacks waiting for their
+/// deadline, callbacks waiting for a socket to become ready, and the tasks,
+/// with the list of those woken since the loop last looked.
+///
+/// Callbacks schedule more callbacks *while the loop is running them*, so
+/// they receive a shared `&EventLoop`, and the queues sit in `RefCell`s that
+/// let a shared reference change them.
+pub struct EventLoop {
+    ready: RefCell<VecDeque<Callback>>,
+    timers: RefCell<BinaryHeap<Timer>>,
+    cancelled_timers: Rc<Cell<usize>>,
+    next_sequence: Cell<u64>,
+    poll: RefCell<Poll>,
+    events: RefCell<Events>,
+    io_waiters: RefCell<HashMap<Token, IoWaiters>>,
+    next_token: Cell<usize>,
+    tasks: Tasks,
+}
+
+impl EventLoop {
+    pub fn new() -> io::Result<Self> {
+        let poll = Poll::new()?;
+        let tasks = Tasks::new(WokenTasks::new(poll.registry(), WAKER_TOKEN)?);
+        Ok(EventLoop {
+            ready: RefCell::new(VecDeque::new()),
+            timers: RefCell::new(BinaryHeap::new()),
+            cancelled_timers: Rc::new(Cell::new(0)),
+            next_sequence: Cell::new(0),
+            poll: RefCell::new(poll),
+            events: RefCell::new(Events::with_capacity(EVENTS_PER_POLL)),
+            io_waiters: RefCell::new(HashMap::new()),
+            next_token: Cell::new(0),
+            tasks,
+        })
+    }
+
+    /// Schedules `callback` to run after everything already in the queue.
+    pub fn call_soon(&self, callback: impl FnOnce(&EventLoop) + 'static) {
+        self.ready.borrow_mut().push_back(Box::new(callback));
+    }
+    // ANCHOR_END: event_loop
+
+    // ANCHOR: call_later
+    /// Schedules `callback` to run once `delay` has passed: never earlier,
+    /// and as soon after as the loop gets to it. The handle it returns can
+    /// cancel the timer; dropping the handle leaves the timer be.
+    pub fn call_later(
+        &self,
+        delay: Duration,
+        callback: impl FnOnce(&EventLoop) + 'static,
+    ) -> TimerHandle {
+        self.call_at(Instant::now() + delay, callback)
+    }
+
+    /// Schedules `callback` to run once the clock reaches `deadline`.
+    /// Callbacks given the same deadline run in the order they were given.
+    pub fn call_at(
+        &self,
+        deadline: Instant,
+        callback: impl FnOnce(&EventLoop) + 'static,
+    ) -> TimerHandle {
+        let sequence = self.next_sequence.get();
+        self.next_sequence.set(sequence + 1);
+        let callback: TimerCallback =
+            Rc::new(RefCell::new(Some(Box::new(callback))));
+        self.timers.borrow_mut().push(Timer {
+            deadline,
+            sequence,
+            callback: Rc::clone(&callback),
+        });
+        TimerHandle {
+            callback,
+            cancelled_timers: Rc::clone(&self.cancelled_timers),
+        }
+    }
+    // ANCHOR_END: call_later
+
+    // ANCHOR: register
+    /// Hands `source` (a socket) to the OS poller and returns the token that
+    /// names it in `read_wait`, `write_wait` and `deregister`.
+    ///
+    /// Tokens are never reused, so an event still in flight for a socket that
+    /// was closed can never be taken for one that was opened later.
+    pub fn register(&self, source: &mut impl Source) -> io::Result<Token> {
+        let token = Token(self.next_token.get());
+        self.next_token.set(token.0 + 1);
+        let interest = Interest::READABLE | Interest::WRITABLE;
+        self.poll
+            .borrow()
+            .registry()
+            .register(source, token, interest)?;
+        self.io_waiters
+            .borrow_mut()
+            .insert(token, IoWaiters::default());
+        Ok(token)
+    }
+
+    /// Takes `source` away from the poller and drops any callbacks still
+    /// waiting on it. Call it before the socket is closed.
+    pub fn deregister(
+        &self,
+        source: &mut impl Source,
+        token: Token,
+    ) -> io::Result<()> {
+        let waiters = self.io_waiters.borrow_mut().remove(&token);
+        // Dropped only once the borrow has ended: a waiting callback may own
+        // a socket whose own drop deregisters it, which borrows again.
+        drop(waiters);
+        self.poll.borrow().registry().deregister(source)
+    }
+    // ANCHOR_END: register
+
+    // ANCHOR: read_wait
+    /// Runs `callback` once the socket named `token` becomes readable (or
+    /// closed, or failed: reading is how the callback finds out which).
+    ///
+    /// Readiness is an edge: call this only after a read said `WouldBlock`,
+    /// or the data already waiting would never announce itself again.
+    pub fn read_wait(
+        &self,
+        token: Token,
+        callback: impl FnOnce(&EventLoop) + 'static,
+    ) {
+        let replaced = self
+            .waiters_for(token, |waiters| waiters.read.replace(Box::new(callback)));
+        drop(replaced); // after the borrow, as in `deregister`
+    }
+
+    /// Runs `callback` once the socket named `token` has room to write. Call
+    /// it only after a write said `WouldBlock`.
+    pub fn write_wait(
+        &self,
+        token: Token,
+        callback: impl FnOnce(&EventLoop) + 'static,
+    ) {
+        let replaced = self
+            .waiters_for(token, |waiters| waiters.write.replace(Box::new(callback)));
+        drop(replaced); // after the borrow, as in `deregister`
+    }
+    // ANCHOR_END: read_wait
+
+    fn waiters_for<R>(
+        &self,
+        token: Token,
+        update: impl FnOnce(&mut IoWaiters) -> R,
+    ) -> R {
+        let mut io_waiters = self.io_waiters.borrow_mut();
+        let waiters = io_waiters
+            .get_mut(&token)
+            .expect("read_wait and write_wait need a registered token");
+        update(waiters)
+    }
+
+    // ANCHOR: run
+    /// Runs until no callback is ready, no timer is waiting, no callback
+    /// waits for a socket and no task has been woken. Tasks run under
+    /// `block_on`, which turns the same loop until its task is done.
+    pub fn run(&self) -> io::Result<()> {
+        while self.has_work() {
+            self.run_once()?;
+        }
+        Ok(())
+    }
+
+    /// One turn of the loop: takes cancelled timers off the heap, waits for
+    /// I/O, but no longer than until the next deadline (and not at all when
+    /// a callback is ready or a task was woken), moves the callbacks whose
+    /// socket or deadline is ready and one poll for each woken task onto the
+    /// ready queue, then runs them.
+    fn run_once(&self) -> io::Result<()> {
+        self.remove_cancelled_timers();
+        self.wait_for_io(self.wait_time())?;
+        self.move_due_timers_to_ready();
+        self.move_woken_tasks_to_ready();
+        self.run_ready_callbacks();
+        Ok(())
+    }
+    // ANCHOR_END: run
+
+    /// Cancelled timers do not count: nothing would ever come of them.
+    fn has_work(&self) -> bool {
+        !self.ready.borrow().is_empty()
+            || self.timers.borrow().len() > self.cancelled_timers.get()
+            || self.io_waiters.borrow().values().any(IoWaiters::is_waiting)
+            || self.tasks.any_woken()
+    }
+
+    // ANCHOR: compaction
+    /// Takes cancelled timers off the heap before the loop looks at it, as
+    /// asyncio's `_run_once` does. Usually only those on top are popped: a
+    /// cancelled timer further down costs nothing until it comes up. But
+    /// when more than half of a heap of more than 100 timers are cancelled,
+    /// the whole heap is swept and its spare memory given back, so timers
+    /// set and cancelled by the thousand (timeouts that rarely fire) do not
+    /// pile up until their far-off deadlines.
+    fn remove_cancelled_timers(&self) {
+        let mut timers = self.timers.borrow_mut();
+        let cancelled = self.cancelled_timers.get();
+        if timers.len() > SWEEP_ABOVE_TIMERS && cancelled * 2 > timers.len() {
+            timers.retain(Timer::is_live);
+            timers.shrink_to_fit();
+            self.cancelled_timers.set(0);
+        } else {
+            while timers.peek().is_some_and(|timer| !timer.is_live()) {
+                timers.pop();
+                self.cancelled_timers.set(self.cancelled_timers.get() - 1);
+            }
+        }
+    }
+    // ANCHOR_END: compaction
+
+    // ANCHOR: wait_time
+    /// How long the loop may wait for something to happen: not at all when a
+    /// callback is ready or a task was woken, until the earliest deadline
+    /// when a timer waits, and `None`, for ever, when there is neither.
+    ///
+    /// A task woken from another thread while the loop waits interrupts the
+    /// wait through the `mio::Waker` of the tasks' `woken` list.
+    fn wait_time(&self) -> Option<Duration> {
+        if !self.ready.borrow().is_empty() || self.tasks.any_woken() {
+            return Some(Duration::ZERO);
+        }
+        let timers = self.timers.borrow();
+        let earliest = timers.peek()?;
+        Some(earliest.deadline.saturating_duration_since(Instant::now()))
+    }
+    // ANCHOR_END: wait_time
+
+    // ANCHOR: wait_for_io
+    /// Blocks in the OS until a registered socket is ready or `timeout` runs
+    /// out, then moves the callbacks waiting on each ready socket to the
+    /// ready queue. A socket that is ready but has no callback waiting is
+    /// skipped: its owner is busy and will try it again before waiting. So is
+    /// the `WAKER_TOKEN` event: its only job was to end the wait.
+    fn wait_for_io(&self, timeout: Option<Duration>) -> io::Result<()> {
+        let mut events = self.events.borrow_mut();
+        match self.poll.borrow_mut().poll(&mut events, timeout) {
+            Ok(()) => {}
+            // A signal arrived while we slept: just start the next turn.
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => return Ok(()),
+            Err(err) => return Err(err),
+        }
+        let mut io_waiters = self.io_waiters.borrow_mut();
+        let mut ready = self.ready.borrow_mut();
+        for event in events.iter() {
+            if let Some(waiters) = io_waiters.get_mut(&event.token()) {
+                ready.extend(waiters.take_ready(event));
+            }
+        }
+        Ok(())
+    }
+    // ANCHOR_END: wait_for_io
+
+    // ANCHOR: due_timers
+    /// Moves every timer whose deadline has passed to the ready queue, earliest
+    /// first; timers with equal deadlines keep the order they were scheduled in.
+    /// A cancelled one met on the way is simply dropped.
+    fn move_due_timers_to_ready(&self) {
+        let now = Instant::now();
+        let mut timers = self.timers.borrow_mut();
+        let mut ready = self.ready.borrow_mut();
+        while timers.peek().is_some_and(|timer| timer.deadline <= now) {
+            let timer = timers.pop().expect("peek just saw this timer");
+            match timer.callback.take() {
+                Some(callback) => ready.push_back(callback),
+                None => self.cancelled_timers.set(self.cancelled_timers.get() - 1),
+            }
+        }
+    }
+    // ANCHOR_END: due_timers
+
+    // ANCHOR: woken_to_ready
+    /// Queues one poll for each task woken since the last turn, in the order
+    /// they were woken. Polling a task is a callback like any other.
+    fn move_woken_tasks_to_ready(&self) {
+        for id in self.tasks.take_woken() {
+            self.call_soon(move |lp| lp.tasks.poll_task(id));
+        }
+    }
+    // ANCHOR_END: woken_to_ready
+
+    // ANCHOR: run_ready
+    /// Runs the callbacks that are ready at the start of this turn. Callbacks
+    /// they schedule wait for the next turn, so a callback that keeps
+    /// rescheduling itself cannot keep timers from firing.
+    fn run_ready_callbacks(&self) {
+        let ready_now = self.ready.borrow().len();
+        for _ in 0..ready_now {
+            let callback = self.ready.borrow_mut().pop_front().expect("counted");
+            // The queue's borrow has ended: the callback may schedule more.
+            callback(self);
+        }
+    }
+    // ANCHOR_END: run_ready
+}
+
+// ANCHOR: loop_spawn
+impl EventLoop {
+    /// Turns `future` into a task on this loop: the loop polls it for the
+    /// first time on its next turn. asyncio's `loop.create_task`. Returns the
+    /// handle that joins the task; dropping the handle lets the task run on.
+    ///
+    /// From inside a task, the free function `spawn` does the same on the
+    /// running loop.
+    pub fn spawn<T: 'static>(
+        &self,
+        future: impl Future<Output = T> + 'static,
+    ) -> JoinHandle<T> {
+        self.tasks.spawn(future)
+    }
+    // ANCHOR_END: loop_spawn
+
+    // ANCHOR: block_on
+    /// Runs the loop until `future` is done and returns what it returned;
+    /// if it panicked, the panic carries on from here. asyncio's
+    /// `asyncio.run`.
+    ///
+    /// `future` runs as a task beside any others, and only it decides when
+    /// this returns. Tasks still running then are background work: they are
+    /// dropped (asyncio cancels them), so their destructors run, and nothing
+    /// they were waiting for keeps the loop turning.
+    ///
+    /// While it runs, this loop is the thread's running loop, which is how
+    /// `sleep` and `spawn` find it; that is why the loop must be shared as
+    /// an `Rc` here.
+    pub fn block_on<T: 'static>(
+        self: &Rc<Self>,
+        future: impl Future<Output = T> + 'static,
+    ) -> io::Result<T> {
+        let _running = RunningLoop::enter(self);
+        let mut main = self.spawn(future);
+        let outcome = loop {
+            if let Some(outcome) = main.take_outcome() {
+                break outcome;
+            }
+            self.run_once()?;
+        };
+        // While this is still the running loop, for the tasks' destructors.
+        self.tasks.drop_all();
+        match outcome {
+            Ok(value) => Ok(value),
+            Err(JoinError::Panicked(panic)) => panic::resume_unwind(panic),
+            Err(JoinError::Cancelled) => {
+                unreachable!(
+                    "only block_on holds its task's handle, and it never cancels"
+                )
+            }
+        }
+    }
+    // ANCHOR_END: block_on
+}
+
+// ANCHOR: running_loop
+thread_local! {
+    /// The loop `block_on` is running on this thread, if any.
+    static RUNNING_LOOP: RefCell<Option<Rc<EventLoop>>> =
+        const { RefCell::new(None) };
+}
+
+/// The loop `block_on` is running on this thread: how a future such as
+/// `sleep`, or a task calling `spawn`, reaches the loop without being
+/// handed it. asyncio's `get_running_loop`.
+///
+/// Futures ask for it when they are polled and do not keep it, so the loop
+/// never owns a future that owns the loop: dropping the loop drops every
+/// task it holds.
+pub(crate) fn running_loop() -> Rc<EventLoop> {
+    RUNNING_LOOP
+        .with_borrow(Option::clone)
+        .expect("no event loop is running on this thread: await inside block_on")
+}
+
+/// Makes a loop the running loop until it is dropped.
+///
+/// One at a time: a `block_on` inside a task would turn the loop under the
+/// task that called it, which cannot be polled (it is being polled), so its
+/// wake-ups would be used up and lost. A task awaits instead.
+struct RunningLoop;
+
+impl RunningLoop {
+    fn enter(lp: &Rc<EventLoop>) -> Self {
+        RUNNING_LOOP.with_borrow_mut(|running| {
+            assert!(
+                running.is_none(),
+                "block_on called inside block_on: a task must .await instead"
+            );
+            *running = Some(Rc::clone(lp));
+        });
+        RunningLoop
+    }
+}
+
+impl Drop for RunningLoop {
+    fn drop(&mut self) {
+        RUNNING_LOOP.take();
+    }
+}
+// ANCHOR_END: running_loop
+
+// ANCHOR: spawn_fn
+/// Starts `future` as a task on the running loop and returns its handle:
+/// how a task starts a child. asyncio's `asyncio.create_task`.
+pub fn spawn<T: 'static>(
+    future: impl Future<Output = T> + 'static,
+) -> JoinHandle<T> {
+    running_loop().spawn(future)
+}
+// ANCHOR_END: spawn_fn
+
+// ANCHOR: join_all
+/// Runs each of `futures` as a task of its own and waits for them all;
+/// returns their outcomes in the order given, whichever order they ended
+/// in. asyncio's `gather`, seed 002's `TaskGroup`.
+///
+/// The handles are awaited one after another, yet the whole takes only as
+/// long as the slowest task: every task runs from the start, and a handle
+/// whose task has ended already returns at once.
+pub async fn join_all<F>(
+    futures: impl IntoIterator<Item = F>,
+) -> Vec<Result<F::Output, JoinError>>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    let handles: Vec<JoinHandle<F::Output>> =
+        futures.into_iter().map(spawn).collect();
+    let mut outcomes = Vec::with_capacity(handles.len());
+    for handle in handles {
+        outcomes.push(handle.await);
+    }
+    outcomes
+}
+// ANCHOR_END: join_all
+
+// ANCHOR: timer
+/// A callback waiting for its deadline.
+///
+/// `BinaryHeap` keeps its *largest* element on top, so the ordering is
+/// reversed: the earliest deadline compares as the largest. The sequence
+/// number breaks ties, so timers with equal deadlines fire in the order they
+/// were scheduled.
+struct Timer {
+    deadline: Instant,
+    sequence: u64,
+    callback: TimerCallback,
+}
+
+/// A timer's callback, shared by the heap and the timer's handle. It is
+/// taken out when the timer fires or is cancelled, so a timer still in the
+/// heap with no callback is a cancelled one.
+type TimerCallback = Rc<RefCell<Option<Callback>>>;
+
+impl Timer {
+    fn is_live(&self) -> bool {
+        self.callback.borrow().is_some()
+    }
+}
+
+impl Ord for Timer {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))
+    }
+}
+// ANCHOR_END: timer
+
+// ANCHOR: timer_cancel
+/// What `call_later` and `call_at` return: the way to cancel a timer before
+/// it fires. asyncio's `TimerHandle`.
+///
+/// Cancelling takes the callback out of the timer and drops it at once, so
+/// whatever it captured is freed now, and leaves the heap alone: the empty
+/// timer is skipped when it reaches the top, or swept away with the others.
+/// A handle never touches the heap, so a timer can be cancelled from
+/// anywhere, even from a destructor that runs while the loop is busy.
+pub struct TimerHandle {
+    callback: TimerCallback,
+    cancelled_timers: Rc<Cell<usize>>,
+}
+
+impl TimerHandle {
+    /// Cancels the timer. Says whether it did: `false` when the timer has
+    /// fired or been cancelled already.
+    pub fn cancel(&self) -> bool {
+        let Some(callback) = self.callback.take() else {
+            return false;
+        };
+        self.cancelled_timers.set(self.cancelled_timers.get() + 1);
+        drop(callback); // no borrow is held: its destructors may use the loop
+        true
+    }
+}
+// ANCHOR_END: timer_cancel
+
+/// When to sweep the heap: when it holds more than 100 timers and more than
+/// half of them are cancelled. These are asyncio's numbers
+/// (`_MIN_SCHEDULED_TIMER_HANDLES` and `_MIN_CANCELLED_TIMER_HANDLES_FRACTION`
+/// in the Python standard library's `asyncio/base_events.py`). A sweep looks
+/// at every timer, but as more than half are cancelled it removes at least
+/// one for every two it looks at; under 100 timers, popping the cancelled
+/// ones as they come up is cheap enough.
+const SWEEP_ABOVE_TIMERS: usize = 100;
+
+/// How many readiness events one call to `poll` can return. More than this
+/// simply wait for the next turn.
+const EVENTS_PER_POLL: usize = 1024;
+
+/// The token of the loop's `mio::Waker`. `register` counts up from zero, so
+/// no socket ever gets this one.
+const WAKER_TOKEN: Token = Token(usize::MAX);
+
+// ANCHOR: io_waiters
+/// The callbacks waiting on one socket: at most one for reading and one for
+/// writing, like the seeds' `read_waiting` and `write_waiting` dictionaries.
+#[derive(Default)]
+struct IoWaiters {
+    read: Option<Callback>,
+    write: Option<Callback>,
+}
+
+impl IoWaiters {
+    fn is_waiting(&self) -> bool {
+        self.read.is_some() || self.write.is_some()
+    }
+
+    /// Takes the callbacks that `event` makes ready. A closed or failed
+    /// socket wakes both sides, so each finds out when it tries.
+    fn take_ready(&mut self, event: &Event) -> impl Iterator<Item = Callback> {
+        let failed = event.is_error();
+        let read = if event.is_readable() || event.is_read_closed() || failed {
+            self.read.take()
+        } else {
+            None
+        };
+        let write = if event.is_writable() || event.is_write_closed() || failed {
+            self.write.take()
+        } else {
+            None
+        };
+        read.into_iter().chain(write)
+    }
+}
+// ANCHOR_END: io_waiters
+
+// ---------------------------------------------------------------------------
+// Plumbing: not the lesson. The rest of `Timer`'s ordering, which `Ord`
+// requires; the hooks that let tests and the demo count sockets and timers;
+// and the `Debug` impls, for printing. A reader may stop here.
+// ---------------------------------------------------------------------------
+
+impl PartialOrd for Timer {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Timer {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Timer {}
+
+impl EventLoop {
+    /// How many sockets are registered: each one open, and watched by the
+    /// poller. A socket leaves when it is dropped, so this is how a test or
+    /// a demo sees that a cancelled task closed what it held.
+    pub fn registered_sockets(&self) -> usize {
+        self.io_waiters.borrow().len()
+    }
+
+    /// The timer heap's length and capacity, cancelled timers included: how
+    /// the tests check that cancelled timers do not pile up. Not part of
+    /// the lesson.
+    #[doc(hidden)]
+    pub fn timer_heap_size(&self) -> (usize, usize) {
+        let timers = self.timers.borrow();
+        (timers.len(), timers.capacity())
+    }
+}
+
+impl fmt::Debug for TimerHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TimerHandle")
+            .field("pending", &self.callback.borrow().is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Debug for EventLoop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventLoop")
+            .field("ready", &self.ready.borrow().len())
+            .field("timers", &self.timers.borrow().len())
+            .field("sockets", &self.io_waiters.borrow().len())
+            .field("tasks", &self.tasks.len())
+            .finish_non_exhaustive()
+    }
+}
