@@ -13,7 +13,9 @@
 //! # Reading map
 //!
 //! Read the files in this order: each one uses only the files above it.
-//! **NEW** marks what this step adds; everything else is step 4's, as it was.
+//! **NEW** right after a file's name marks a file this step adds; inside an
+//! entry, **NEW:** marks what it adds to a file it keeps. Everything else
+//! is step 4's, as it was.
 //!
 //! 1. `lib.rs`: this map, and what the crate shows the world.
 //! 2. `waker.rs` **NEW**: task ids; `TaskWaker`, what a `Waker` points to;
@@ -22,10 +24,11 @@
 //! 4. `event_loop.rs`: step 4's loop. **NEW**: `EventLoop::spawn`, `block_on`,
 //!    `running_loop`, and `move_woken_tasks_to_ready` in `run_once`, the
 //!    loop's turn, which does not wait while a task is woken.
-//! 5. `sleep.rs` **NEW**: `sleep`, `yield_now`.
+//! 5. `sleep.rs` **NEW**: `sleep`, `sleep_until`, `yield_now`.
 //! 6. `apps/mod.rs`, `apps/demo.rs`: not the runtime: the demo `cargo run`
 //!    shows.
-//! 7. `main.rs`: arguments, errors, exit codes.
+//! 7. `main.rs`: arguments, errors, exit codes; step 4's `serve` mode is
+//!    gone with its servers.
 //!
 //! Gone: step 4's callback servers and client; they return in step 7 as
 //! tasks.

@@ -12,7 +12,9 @@
 //! # Reading map
 //!
 //! Read the files in this order: each one uses only the files above it.
-//! **NEW** marks what this step adds; everything else is step 6's, as it was.
+//! **NEW** right after a file's name marks a file this step adds; inside an
+//! entry, **NEW:** marks what it adds to a file it keeps. Everything else
+//! is step 6's, as it was.
 //!
 //! 1. `lib.rs`: this map, and what the crate shows the world.
 //! 2. `waker.rs`: step 6's, unchanged: task ids, `TaskWaker`, `WokenTasks`.

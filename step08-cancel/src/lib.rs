@@ -14,29 +14,37 @@
 //! Read the files in this order: each one uses only the files above it.
 //! **NEW** marks what this step adds, in four parts: *tasks*, *timers*
 //! (and the sweep), *timeout*, and *servers* (shut down with their
-//! connections). Everything else is step 7's, as it was.
+//! connections). Only `timeout.rs` is a new file: the others are step 7's,
+//! and each entry says what the step adds to it. Everything else is step
+//! 7's, as it was.
 //!
 //! 1. `lib.rs`: this map, and what the crate shows the world.
-//! 2. `waker.rs` **NEW, tasks**: the `cancelled` mark in `TaskWaker`, and
-//!    `TaskWaker::cancel`, which sets it and wakes the task.
-//! 3. `join.rs` **NEW, tasks**: `JoinHandle::cancel`, `is_finished`; the
-//!    `Reporter`'s `Drop`, which reports `JoinError::Cancelled`.
-//! 4. `task.rs` **NEW, tasks**: the safe point: `Tasks::poll_task` checks
-//!    the mark, and `drop_cancelled_task` drops the task, unpolled.
-//! 5. `event_loop.rs` **NEW, timers**: `TimerHandle`, which `call_later`
-//!    and `call_at` return; `cancelled_timers`; `remove_cancelled_timers`
-//!    (the sweep) at the start of `run_once`. Tasks: `block_on`'s arm for
-//!    `JoinError::Cancelled`. Otherwise step 7's loop.
-//! 6. `sleep.rs` **NEW, timers**: a dropped `Sleep` cancels its timer.
-//! 7. `timeout.rs` **NEW, timeout**: `timeout`, `TimedOut`.
+//! 2. `waker.rs`: step 7's. **NEW** (tasks): the `cancelled` mark in
+//!    `TaskWaker`, and `TaskWaker::cancel`, which sets it and wakes the task.
+//! 3. `join.rs`: step 7's. **NEW** (tasks): `JoinHandle::cancel`,
+//!    `is_finished`; the `Reporter`'s `Drop`, which reports
+//!    `JoinError::Cancelled`.
+//! 4. `task.rs`: step 7's. **NEW** (tasks): the safe point:
+//!    `Tasks::poll_task` checks the mark, and `drop_cancelled_task` drops
+//!    the task, unpolled.
+//! 5. `event_loop.rs`: step 7's loop. **NEW** (timers): `TimerHandle`,
+//!    which `call_later` and `call_at` return; `cancelled_timers`, which
+//!    `has_work` and `move_due_timers_to_ready` take into account;
+//!    `remove_cancelled_timers` (the sweep) at the start of `run_once`.
+//!    (Tasks: `block_on`'s arm for `JoinError::Cancelled`.)
+//! 6. `sleep.rs`: step 7's. **NEW** (timers): a dropped `Sleep` cancels
+//!    its timer.
+//! 7. `timeout.rs` **NEW** (timeout): `timeout`, `TimedOut`.
 //! 8. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`.
-//! 9. `net.rs` **NEW, servers**: `ConnectionTasks`, which cancels a
-//!    server's connections when `accept_clients`'s task is dropped.
+//! 9. `net.rs`: step 7's. **NEW** (servers): `ConnectionTasks`, which
+//!    cancels a server's connections when `accept_clients`'s task is
+//!    dropped.
 //! 10. `apps/mod.rs`: not the runtime: programs that run on it.
 //!     - `apps/echo.rs`: step 7's echo server, unchanged.
 //!     - `apps/slow.rs`: step 7's slow server, unchanged.
-//!     - `apps/demo.rs` **NEW**: the demo: a task cancelled, a request
-//!       under `timeout`, a server shut down; and `serve`.
+//!     - `apps/demo.rs`: rewritten. **NEW**: the demo's scenes: a task
+//!       cancelled, a request under `timeout`, a server shut down; and
+//!       `serve`, step 7's.
 //! 11. `main.rs`: step 7's, but for the crate's name: arguments, errors,
 //!     exit codes.
 //!
