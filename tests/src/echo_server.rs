@@ -42,7 +42,7 @@ macro_rules! echo_server_tests {
             a_client_that_reads_late_gets_every_reply_once_it_reads,
             a_last_line_without_a_newline_is_answered_when_the_client_closes,
         ]);
-        // The scenarios that watch the server through Linux's `/proc`.
+        // Linux only: they read `/proc` and run util-linux's `prlimit`.
         #[cfg(target_os = "linux")]
         $crate::echo_server_tests!(@each $server, $crate::echo_server::linux, [
             clients_that_leave_abruptly_are_freed_and_the_others_are_served,
@@ -304,7 +304,9 @@ pub fn a_last_line_without_a_newline_is_answered_when_the_client_closes(
     assert_eq!(reply, b"Got: first\nGot: no newline\n");
 }
 
-/// The scenarios below watch the server process through Linux's `/proc`.
+/// The scenarios below watch the server process through Linux's `/proc`
+/// (one also limits its descriptors with util-linux's `prlimit`).
+// Linux only: macOS and Windows have neither `/proc` nor `prlimit`.
 #[cfg(target_os = "linux")]
 pub mod linux {
     use std::time::Instant;

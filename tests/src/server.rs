@@ -140,6 +140,7 @@ pub fn eventually(limit: Duration, mut condition: impl FnMut() -> bool) -> bool 
 }
 
 /// What Linux's `/proc` says about a running process.
+// Linux only: macOS and Windows have no `/proc`.
 #[cfg(target_os = "linux")]
 pub mod proc {
     use std::fs;

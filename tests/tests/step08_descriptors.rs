@@ -5,6 +5,8 @@
 //! Linux only: it counts the entries of `/proc/self/fd`. It is the only
 //! test in this file because that count is the whole process's, and tests
 //! in one file run side by side.
+
+// Linux only: it reads `/proc/self/fd`, which macOS and Windows lack.
 #![cfg(target_os = "linux")]
 
 use std::fs;
