@@ -4,7 +4,14 @@
 //! scenario written once and run against every step's crate.
 
 use std::any::Any;
+use std::future::{self, Future};
 use std::panic::{self, AssertUnwindSafe};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::task::{Context, Poll};
+use std::thread;
+use std::time::Duration;
 
 use workshop_tests::{HANG_LIMIT, within};
 
@@ -36,29 +43,60 @@ const ALREADY_RUNNING: &str = "already running";
 macro_rules! loop_misuse {
     ($step:ident, $run:expr) => {
         mod $step {
+            use std::cell::Cell;
+            use std::rc::Rc;
             use std::time::Duration;
 
             use ::$step::EventLoop;
 
             use super::*;
 
+            /// A loop whose first callback calls `run` again, and whose
+            /// second only notes that it ran.
+            fn nested_run_then_a_note() -> (EventLoop, Rc<Cell<bool>>) {
+                #[allow(clippy::redundant_closure_call)]
+                let lp = ($run)(EventLoop::new());
+                let ran = Rc::new(Cell::new(false));
+                let note = Rc::clone(&ran);
+                lp.call_soon(|lp| {
+                    let _ = lp.run();
+                });
+                lp.call_soon(move |_| note.set(true));
+                (lp, ran)
+            }
+
             #[test]
             fn run_from_a_callback_is_refused() {
-                let message = within(HANG_LIMIT, || {
-                    refusal(|| {
-                        let lp = EventLoop::new();
-                        #[allow(clippy::redundant_closure_call)]
-                        let lp = ($run)(lp);
-                        lp.call_soon(|lp| {
-                            let _ = lp.run();
-                        });
+                let (message, ran) = within(HANG_LIMIT, || {
+                    let (lp, ran) = nested_run_then_a_note();
+                    let message = refusal(|| {
                         let _ = lp.run();
-                    })
+                    });
+                    (message, ran.get())
                 });
                 assert!(
                     message.contains(ALREADY_RUNNING),
                     "the panic said: {message}"
                 );
+                assert!(!ran, "the nested run ran the next callback");
+            }
+
+            #[test]
+            fn the_loop_runs_again_after_a_refused_nested_run() {
+                let (ran_when_refused, ran_after) = within(HANG_LIMIT, || {
+                    let (lp, ran) = nested_run_then_a_note();
+                    let _ = refusal(|| {
+                        let _ = lp.run();
+                    });
+                    let ran_when_refused = ran.get();
+                    // The refusal unwound out of `run`: the loop must not
+                    // think it is still running, and the second callback
+                    // must still be waiting for its turn.
+                    let _ = lp.run();
+                    (ran_when_refused, ran.get())
+                });
+                assert!(!ran_when_refused, "the nested run ran the next callback");
+                assert!(ran_after, "the loop did not run again");
             }
 
             #[test]
@@ -70,6 +108,32 @@ macro_rules! loop_misuse {
                         panic!("a timer for Duration::MAX fired");
                     });
                 });
+            }
+
+            /// Steps 3 to 7 cannot cancel a timer, and `run` would wait
+            /// thirty years for the far one, so the short one ends `run` the
+            /// only other way: by panicking.
+            #[test]
+            fn a_duration_max_timer_waits_behind_a_short_one() {
+                let (message, lp_after) = within(HANG_LIMIT, || {
+                    #[allow(clippy::redundant_closure_call)]
+                    let lp = ($run)(EventLoop::new());
+                    let _never = lp.call_later(Duration::MAX, |_| {
+                        panic!("a timer for Duration::MAX fired");
+                    });
+                    let _soon = lp.call_later(Duration::from_millis(1), |_| {
+                        panic!("the short timer fired");
+                    });
+                    let message = refusal(|| {
+                        let _ = lp.run();
+                    });
+                    (message, format!("{lp:?}"))
+                });
+                assert_eq!(message, "the short timer fired");
+                assert!(
+                    lp_after.contains("timers: 1"),
+                    "the far timer is not waiting: {lp_after}"
+                );
             }
         }
     };
@@ -95,6 +159,8 @@ mod loops {
 macro_rules! task_misuse {
     ($step:ident) => {
         mod $step {
+            use std::cell::Cell;
+            use std::pin::pin;
             use std::rc::Rc;
             use std::time::Duration;
 
@@ -121,28 +187,40 @@ macro_rules! task_misuse {
 
             #[test]
             fn block_on_from_a_callback_is_refused() {
-                let message = within(HANG_LIMIT, || {
-                    refusal(|| {
-                        let lp = Rc::new(EventLoop::new().unwrap());
-                        let inner = Rc::clone(&lp);
-                        lp.call_soon(move |_| {
-                            let _ = inner.block_on(async {});
-                        });
+                let (message, ran) = within(HANG_LIMIT, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    let inner = Rc::clone(&lp);
+                    let ran = Rc::new(Cell::new(false));
+                    let note = Rc::clone(&ran);
+                    lp.call_soon(move |_| {
+                        let _ = inner.block_on(async {});
+                    });
+                    lp.call_soon(move |_| note.set(true));
+                    let message = refusal(|| {
                         let _ = lp.run();
-                    })
+                    });
+                    (message, ran.get())
                 });
                 assert!(
                     message.contains(ALREADY_RUNNING),
                     "the panic said: {message}"
                 );
+                assert!(!ran, "the nested block_on ran the next callback");
             }
 
+            /// A sleep for `Duration::MAX` is set, stays pending, and the loop
+            /// can wait with its thirty-year deadline on the heap: a wake
+            /// from another thread ends that wait, and the sleep is still
+            /// pending after it.
             #[test]
             fn a_sleep_too_long_to_add_to_the_clock_never_ends() {
                 let value = within(HANG_LIMIT, || {
                     let lp = Rc::new(EventLoop::new().unwrap());
                     lp.block_on(async {
-                        let _never = sleep(Duration::MAX);
+                        let mut never = pin!(sleep(Duration::MAX));
+                        assert!(poll_once(never.as_mut()).await.is_pending());
+                        WokenFromAThread::default().await;
+                        assert!(poll_once(never.as_mut()).await.is_pending());
                         7
                     })
                     .unwrap()
@@ -153,6 +231,41 @@ macro_rules! task_misuse {
     };
 }
 
+/// Polls `future` once, with the task's own waker, and says what it said.
+async fn poll_once<F: Future + Unpin>(mut future: F) -> Poll<F::Output> {
+    future::poll_fn(|cx| Poll::Ready(Pin::new(&mut future).poll(cx))).await
+}
+
+/// Pending until another thread, started at the first poll, wakes it: so
+/// the loop has to wait in the OS for it, with whatever timers it holds.
+#[derive(Default)]
+struct WokenFromAThread {
+    woken: Option<Arc<AtomicBool>>,
+}
+
+impl Future for WokenFromAThread {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if let Some(woken) = &self.woken {
+            return if woken.load(SeqCst) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            };
+        }
+        let woken = Arc::new(AtomicBool::new(false));
+        let (flag, waker) = (Arc::clone(&woken), cx.waker().clone());
+        thread::spawn(move || {
+            thread::sleep(Duration::from_millis(20));
+            flag.store(true, SeqCst);
+            waker.wake();
+        });
+        self.woken = Some(woken);
+        Poll::Pending
+    }
+}
+
 mod tasks {
     use super::*;
 
@@ -160,6 +273,17 @@ mod tasks {
     task_misuse!(step06);
     task_misuse!(step07);
     task_misuse!(step08);
+
+    /// `timeout` is step 8's alone.
+    #[test]
+    fn a_timeout_too_long_to_add_to_the_clock_never_times_out() {
+        let outcome = within(HANG_LIMIT, || {
+            let lp = std::rc::Rc::new(::step08::EventLoop::new().unwrap());
+            lp.block_on(::step08::timeout(Duration::MAX, async { 7 }))
+                .unwrap()
+        });
+        assert_eq!(outcome, Ok(7));
+    }
 }
 
 /// Items 3, 4, 6 and 7: a task's destructor that panics or spawns, a
