@@ -29,6 +29,7 @@ pub struct EventLoop {
     ready: RefCell<VecDeque<Callback>>,
     timers: RefCell<BinaryHeap<Timer>>,
     next_sequence: Cell<u64>,
+    running: Cell<bool>,
     poll: RefCell<Poll>,
     events: RefCell<Events>,
     io_waiters: RefCell<HashMap<Token, IoWaiters>>,
@@ -41,6 +42,7 @@ impl EventLoop {
             ready: RefCell::new(VecDeque::new()),
             timers: RefCell::new(BinaryHeap::new()),
             next_sequence: Cell::new(0),
+            running: Cell::new(false),
             poll: RefCell::new(Poll::new()?),
             events: RefCell::new(Events::with_capacity(EVENTS_PER_POLL)),
             io_waiters: RefCell::new(HashMap::new()),
@@ -62,7 +64,7 @@ impl EventLoop {
         delay: Duration,
         callback: impl FnOnce(&EventLoop) + 'static,
     ) {
-        self.call_at(Instant::now() + delay, callback);
+        self.call_at(deadline_after(delay), callback);
     }
 
     /// Schedules `callback` to run once the clock reaches `deadline`.
@@ -166,6 +168,7 @@ impl EventLoop {
     /// (and not at all when a callback is ready), moves the callbacks whose
     /// socket or deadline is ready onto the ready queue, then runs them.
     pub fn run(&self) -> io::Result<()> {
+        let _run = RunGuard::enter(self, "EventLoop::run");
         while self.has_work() {
             self.wait_for_io(self.wait_time())?;
             self.move_due_timers_to_ready();
@@ -247,6 +250,50 @@ impl EventLoop {
     }
     // ANCHOR_END: run_ready
 }
+
+// ANCHOR: run_guard
+/// Marks the loop as running for as long as it lives, and refuses to mark it
+/// twice: a loop runs once at a time, as asyncio's does.
+///
+/// A `run` inside a callback would turn the loop in the middle of its own
+/// turn, and run callbacks the outer turn has counted as its own; inside a
+/// task (from step 5 on) it would take the task's wake-ups while the task
+/// cannot be polled, and hang. So the second `run` is refused at once, with a message that
+/// says why. Dropping the guard clears the mark, even when a panic unwinds
+/// out of `run`, so the loop can be run again.
+struct RunGuard<'a>(&'a Cell<bool>);
+
+impl<'a> RunGuard<'a> {
+    fn enter(lp: &'a EventLoop, caller: &str) -> Self {
+        assert!(
+            !lp.running.replace(true),
+            "{caller} called while this loop is already running: hand it the \
+             work instead (call_soon or call_later from a callback, spawn or \
+             .await from a task)"
+        );
+        RunGuard(&lp.running)
+    }
+}
+
+impl Drop for RunGuard<'_> {
+    fn drop(&mut self) {
+        self.0.set(false);
+    }
+}
+// ANCHOR_END: run_guard
+
+// ANCHOR: deadline_after
+/// The instant `delay` from now. A delay longer than thirty years means
+/// "practically never", as it does in tokio: it is cut to thirty years, so
+/// even `Duration::MAX`, which no clock can add, makes a deadline, one that
+/// sorts after every nearer deadline and never comes while anyone waits.
+pub(crate) fn deadline_after(delay: Duration) -> Instant {
+    Instant::now() + delay.min(PRACTICALLY_NEVER)
+}
+
+/// Thirty years, tokio's "far future".
+const PRACTICALLY_NEVER: Duration = Duration::from_secs(30 * 365 * 24 * 60 * 60);
+// ANCHOR_END: deadline_after
 
 // ANCHOR: timer
 /// A callback waiting for its deadline.

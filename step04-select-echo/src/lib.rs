@@ -20,13 +20,15 @@
 //! is step 3's, as it was.
 //!
 //! 1. `lib.rs`: this map, and what the crate shows the world.
-//! 2. `event_loop.rs`: step 3's loop (`call_soon`, `call_later`/`call_at`,
-//!    the `Timer` heap, `wait_time`, `move_due_timers_to_ready`,
-//!    `run_ready_callbacks`). **NEW**: `register`/`deregister`,
-//!    `read_wait`/`write_wait`, the `IoWaiters` table, and `wait_for_io` in
-//!    `run`: where step 3 slept, the loop now waits in `mio::Poll`. `run`
-//!    goes on while a callback waits for a socket; `new` and `run` return
-//!    `io::Result`; step 3's `naive_call_later` is gone.
+//! 2. `event_loop.rs`: step 3's loop (`call_soon`, `call_later`/`call_at`
+//!    with `deadline_after`, the `Timer` heap, `wait_time`,
+//!    `move_due_timers_to_ready`, `run_ready_callbacks`, the `RunGuard`
+//!    that lets the loop run once at a time). **NEW**:
+//!    `register`/`deregister`, `read_wait`/`write_wait`, the `IoWaiters`
+//!    table, and `wait_for_io` in `run`: where step 3 slept, the loop now
+//!    waits in `mio::Poll`. `run` goes on while a callback waits for a
+//!    socket; `new` and `run` return `io::Result`; step 3's
+//!    `naive_call_later` is gone.
 //! 3. `apps/mod.rs` **NEW**: not the runtime: programs that run on it.
 //!    - `apps/net.rs` **NEW**: `listen`, `Server` and its accept loop, and
 //!      `read_now`/`write_now`, which turn `WouldBlock` into "not now".

@@ -43,6 +43,7 @@ pub struct EventLoop {
     ready: RefCell<VecDeque<Callback>>,
     timers: RefCell<BinaryHeap<Timer>>,
     next_sequence: Cell<u64>,
+    running: Cell<bool>,
     poll: RefCell<Poll>,
     events: RefCell<Events>,
     io_waiters: RefCell<HashMap<Token, IoWaiters>>,
@@ -58,6 +59,7 @@ impl EventLoop {
             ready: RefCell::new(VecDeque::new()),
             timers: RefCell::new(BinaryHeap::new()),
             next_sequence: Cell::new(0),
+            running: Cell::new(false),
             poll: RefCell::new(poll),
             events: RefCell::new(Events::with_capacity(EVENTS_PER_POLL)),
             io_waiters: RefCell::new(HashMap::new()),
@@ -80,7 +82,7 @@ impl EventLoop {
         delay: Duration,
         callback: impl FnOnce(&EventLoop) + 'static,
     ) {
-        self.call_at(Instant::now() + delay, callback);
+        self.call_at(deadline_after(delay), callback);
     }
 
     /// Schedules `callback` to run once the clock reaches `deadline`.
@@ -181,6 +183,7 @@ impl EventLoop {
     /// waits for a socket and no task has been woken. Tasks run under
     /// `block_on`, which turns the same loop until its task is done.
     pub fn run(&self) -> io::Result<()> {
+        let _run = RunGuard::enter(self, "EventLoop::run");
         while self.has_work() {
             self.run_once()?;
         }
@@ -288,6 +291,50 @@ impl EventLoop {
     // ANCHOR_END: run_ready
 }
 
+// ANCHOR: run_guard
+/// Marks the loop as running for as long as it lives, and refuses to mark it
+/// twice: a loop runs once at a time, as asyncio's does.
+///
+/// A `run` inside a callback would turn the loop in the middle of its own
+/// turn, and run callbacks the outer turn has counted as its own; inside a
+/// task (from step 5 on) it would take the task's wake-ups while the task
+/// cannot be polled, and hang. So the second `run` is refused at once, with a message that
+/// says why. Dropping the guard clears the mark, even when a panic unwinds
+/// out of `run`, so the loop can be run again.
+struct RunGuard<'a>(&'a Cell<bool>);
+
+impl<'a> RunGuard<'a> {
+    fn enter(lp: &'a EventLoop, caller: &str) -> Self {
+        assert!(
+            !lp.running.replace(true),
+            "{caller} called while this loop is already running: hand it the \
+             work instead (call_soon or call_later from a callback, spawn or \
+             .await from a task)"
+        );
+        RunGuard(&lp.running)
+    }
+}
+
+impl Drop for RunGuard<'_> {
+    fn drop(&mut self) {
+        self.0.set(false);
+    }
+}
+// ANCHOR_END: run_guard
+
+// ANCHOR: deadline_after
+/// The instant `delay` from now. A delay longer than thirty years means
+/// "practically never", as it does in tokio: it is cut to thirty years, so
+/// even `Duration::MAX`, which no clock can add, makes a deadline, one that
+/// sorts after every nearer deadline and never comes while anyone waits.
+pub(crate) fn deadline_after(delay: Duration) -> Instant {
+    Instant::now() + delay.min(PRACTICALLY_NEVER)
+}
+
+/// Thirty years, tokio's "far future".
+const PRACTICALLY_NEVER: Duration = Duration::from_secs(30 * 365 * 24 * 60 * 60);
+// ANCHOR_END: deadline_after
+
 // ANCHOR: loop_spawn
 impl EventLoop {
     /// Turns `future` into a task on this loop: the loop polls it for the
@@ -322,6 +369,7 @@ impl EventLoop {
         future: impl Future<Output = T> + 'static,
     ) -> io::Result<T> {
         let _running = RunningLoop::enter(self);
+        let _run = RunGuard::enter(self, "EventLoop::block_on");
         let mut main = self.spawn(future);
         let outcome = loop {
             if let Some(outcome) = main.take_outcome() {

@@ -11,13 +11,13 @@ use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
-use crate::event_loop::running_loop;
+use crate::event_loop::{deadline_after, running_loop};
 
 // ANCHOR: sleep
 /// Waits until `duration` has passed, without holding up other tasks.
 /// asyncio's `asyncio.sleep`.
 pub fn sleep(duration: Duration) -> Sleep {
-    sleep_until(Instant::now() + duration)
+    sleep_until(deadline_after(duration))
 }
 
 /// Waits until the clock reaches `deadline`.
