@@ -55,7 +55,7 @@ mod timeout;
 mod waker;
 
 pub use event_loop::{Callback, EventLoop, TimerHandle, join_all, spawn};
-pub use join::{JoinError, JoinHandle, panic_message};
+pub use join::{CancelOnDrop, JoinError, JoinHandle, panic_message};
 pub use net::{LocalStream, TcpListener, TcpStream, socket_pair};
 pub use reactor::Socket;
 pub use sleep::{Sleep, YieldNow, sleep, sleep_until, yield_now};

@@ -219,6 +219,34 @@ macro_rules! join_misuse {
             }
 
             #[test]
+            fn a_destructor_panicking_at_block_on_s_end_is_its_task_s_panic() {
+                let (message, next) = within(HANG_LIMIT, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    // The handle leaves its block_on, whose end drops the task.
+                    let handle = lp
+                        .block_on(async {
+                            let handle = spawn(async {
+                                let _guard = PanicsWhenDropped;
+                                future::pending::<()>().await;
+                            });
+                            yield_now().await; // the task takes its guard
+                            Some(handle)
+                        })
+                        .unwrap()
+                        .expect("the handle was returned");
+                    let outcome = lp.block_on(handle).unwrap();
+                    let message = match outcome {
+                        Err(err) => err.panic_message().map(str::to_owned),
+                        Ok(()) => None,
+                    };
+                    // The loop goes on as if nothing had happened.
+                    (message, lp.block_on(async { 5 }).unwrap())
+                });
+                assert_eq!(message.as_deref(), Some("a destructor panicked"));
+                assert_eq!(next, 5);
+            }
+
+            #[test]
             fn a_task_spawned_during_block_on_s_teardown_does_not_outlive_it() {
                 let (ran_later, tasks_left) = within(HANG_LIMIT, || {
                     let lp = Rc::new(EventLoop::new().unwrap());
@@ -274,6 +302,36 @@ macro_rules! join_misuse {
                 });
                 let err = outcome.expect_err("a task that never ended gave a value");
                 assert!(err.contains("cancelled"), "the error said: {err}");
+            }
+
+            #[test]
+            fn a_task_spawned_during_teardown_is_dropped_and_its_handle_told() {
+                let outcome = within(HANG_LIMIT, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    let late = Rc::new(Cell::new(None));
+                    let slot = Rc::clone(&late);
+                    lp.block_on(async move {
+                        let _background = spawn(async move {
+                            let _guard = SpawnsWhenDroppedInto(slot);
+                            future::pending::<()>().await;
+                        });
+                        yield_now().await;
+                    })
+                    .unwrap();
+                    let handle = late.take().expect("the destructor spawned");
+                    lp.block_on(handle).unwrap().map_err(|err| err.to_string())
+                });
+                let err = outcome.expect_err("a task dropped unpolled gave a value");
+                assert!(err.contains("cancelled"), "the error said: {err}");
+            }
+
+            /// Spawns a task when dropped, and leaves its handle in the slot.
+            struct SpawnsWhenDroppedInto(Rc<Cell<Option<JoinHandle<()>>>>);
+
+            impl Drop for SpawnsWhenDroppedInto {
+                fn drop(&mut self) {
+                    self.0.set(Some(spawn(async {})));
+                }
             }
 
             /// Keeps `Poll` in use where a step has nothing else that needs it.
