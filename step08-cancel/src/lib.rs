@@ -19,14 +19,16 @@
 //! 1. `lib.rs`: this map, and what the crate shows the world.
 //! 2. `waker.rs` **NEW, tasks**: the `cancelled` mark in `TaskWaker`, and
 //!    `TaskWaker::cancel`, which sets it and wakes the task.
-//! 3. `join.rs` **NEW, tasks**: `JoinHandle::cancel`, `is_finished`; the
-//!    `Reporter`'s `Drop`, which reports `JoinError::Cancelled`.
+//! 3. `join.rs` **NEW, tasks**: `JoinHandle::cancel`, `is_finished`;
+//!    `cancel_on_drop` and `CancelOnDrop`, a handle that cancels its task
+//!    when dropped; the `Reporter`'s look at the mark.
 //! 4. `task.rs` **NEW, tasks**: the safe point: `Tasks::poll_task` checks
 //!    the mark, and `drop_cancelled_task` drops the task, unpolled.
 //! 5. `event_loop.rs` **NEW, timers**: `TimerHandle`, which `call_later`
 //!    and `call_at` return; `cancelled_timers`; `remove_cancelled_timers`
-//!    (the sweep) at the start of `run_once`. Tasks: `block_on`'s arm for
-//!    `JoinError::Cancelled`. Otherwise step 7's loop.
+//!    (the sweep) at the start of `run_once`. Tasks: `join_all` holds
+//!    `CancelOnDrop`s, so dropping it cancels its tasks. Otherwise step 7's
+//!    loop.
 //! 6. `sleep.rs` **NEW, timers**: a dropped `Sleep` cancels its timer.
 //! 7. `timeout.rs` **NEW, timeout**: `timeout`, `TimedOut`.
 //! 8. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`.
