@@ -1,10 +1,11 @@
 //! Joining: a task's outcome handed to whoever waits for it.
 //!
 //! A spawned task and its `JoinHandle` share one small slot. When the task
-//! ends, it leaves its outcome there (its value, or the panic that ended it)
-//! and wakes the task awaiting the handle, if one is. When the handle is
-//! awaited, it takes the outcome if it is there already, or leaves its
-//! waker. Whichever comes first, nothing is missed: seed 004's join race.
+//! ends, it leaves its outcome there (its value, the panic that ended it, or
+//! word that it was dropped unfinished) and wakes the task awaiting the
+//! handle, if one is. When the handle is awaited, it takes the outcome if it
+//! is there already, or leaves its waker. Whichever comes first, nothing is
+//! missed: seed 004's join race.
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -30,6 +31,8 @@ pub(crate) struct JoinState<T> {
     outcome: Option<Result<T, JoinError>>,
     /// The waker of the task awaiting the handle, while it waits.
     joiner: Option<Waker>,
+    /// Whether the task has ended: its outcome is, or was, in `outcome`.
+    ended: bool,
 }
 
 impl<T> JoinHandle<T> {
@@ -38,6 +41,7 @@ impl<T> JoinHandle<T> {
         let state = Rc::new(RefCell::new(JoinState {
             outcome: None,
             joiner: None,
+            ended: false,
         }));
         let reporter = Reporter {
             state: Rc::clone(&state),
@@ -59,6 +63,11 @@ impl<T> Future for JoinHandle<T> {
         if let Some(outcome) = self.take_outcome() {
             return Poll::Ready(outcome); // ended already: no waiting at all
         }
+        // Its outcome was taken already: waiting would be waiting for ever.
+        assert!(
+            !self.state.borrow().ended,
+            "JoinHandle polled after it gave its outcome"
+        );
         self.state.borrow_mut().joiner = Some(cx.waker().clone());
         Poll::Pending
     }
@@ -77,34 +86,80 @@ pub(crate) async fn run_and_report<T>(
     future: impl Future<Output = T>,
     reporter: Reporter<T>,
 ) {
-    let mut future = pin!(future);
-    let outcome = future::poll_fn(|cx| {
-        match panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+    let mut task = Contained {
+        future: pin!(Some(future)),
+        reporter,
+    };
+    let outcome = future::poll_fn(|cx| task.poll(cx)).await;
+    task.reporter.report(outcome);
+}
+
+/// The task's future and its reporter, so that a panic in the future's
+/// destructors is caught too.
+///
+/// The loop drops a task it has not finished (at the end of `block_on`, or
+/// with the loop), and a destructor may panic there. That panic belongs to
+/// the task, as a panic in its poll does: it becomes the task's outcome,
+/// and the loop, which is only tidying up, goes on.
+struct Contained<'a, F: Future> {
+    /// `None` once dropped: dropping in place is all a pinned future allows.
+    future: Pin<&'a mut Option<F>>,
+    reporter: Reporter<F::Output>,
+}
+
+impl<F: Future> Contained<'_, F> {
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<F::Output, JoinError>> {
+        let future = self.future.as_mut().as_pin_mut().expect("not dropped yet");
+        match panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
             Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
             Ok(Poll::Pending) => Poll::Pending,
             Err(panic) => Poll::Ready(Err(JoinError::Panicked(panic))),
         }
-    })
-    .await;
-    reporter.report(outcome);
+    }
+}
+
+impl<F: Future> Drop for Contained<'_, F> {
+    /// Drops the future before the reporter, so a panic here is reported
+    /// before the reporter's own drop would report `Cancelled`.
+    fn drop(&mut self) {
+        let dropping = AssertUnwindSafe(|| self.future.set(None));
+        if let Err(panic) = panic::catch_unwind(dropping) {
+            self.reporter.report(Err(JoinError::Panicked(panic)));
+        }
+    }
 }
 
 /// The task's side of the slot: it leaves the outcome there, once, and
 /// wakes the joiner.
+///
+/// A task dropped before it ends never gets to report: its future, this
+/// reporter inside it, is dropped. So the reporter's destructor reports
+/// `Cancelled`, whatever dropped the task: the end of `block_on` or of the
+/// loop.
 pub(crate) struct Reporter<T> {
     state: Rc<RefCell<JoinState<T>>>,
 }
 
 impl<T> Reporter<T> {
     fn report(&self, outcome: Result<T, JoinError>) {
+        if self.state.borrow().ended {
+            return; // reported already: this is the reporter's drop
+        }
         let joiner = {
             let mut state = self.state.borrow_mut();
+            state.ended = true;
             state.outcome = Some(outcome);
             state.joiner.take()
         };
         if let Some(joiner) = joiner {
             joiner.wake();
         }
+    }
+}
+
+impl<T> Drop for Reporter<T> {
+    fn drop(&mut self) {
+        self.report(Err(JoinError::Cancelled));
     }
 }
 // ANCHOR_END: run_and_report
@@ -114,13 +169,18 @@ impl<T> Reporter<T> {
 pub enum JoinError {
     /// The task panicked; this is what it panicked with.
     Panicked(Box<dyn Any + Send>),
+    /// The task was dropped before it ended, by the end of `block_on` or of
+    /// the loop.
+    Cancelled,
 }
 
 impl JoinError {
-    /// The panic's message.
-    pub fn panic_message(&self) -> &str {
-        let JoinError::Panicked(panic) = self;
-        panic_message(panic.as_ref())
+    /// The panic's message, if the task panicked.
+    pub fn panic_message(&self) -> Option<&str> {
+        match self {
+            JoinError::Panicked(panic) => Some(panic_message(panic.as_ref())),
+            JoinError::Cancelled => None,
+        }
     }
 }
 
@@ -138,7 +198,12 @@ pub fn panic_message(panic: &(dyn Any + Send)) -> &str {
 
 impl fmt::Display for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "task panicked: {}", self.panic_message())
+        match self {
+            JoinError::Panicked(panic) => {
+                write!(f, "task panicked: {}", panic_message(panic.as_ref()))
+            }
+            JoinError::Cancelled => write!(f, "task was cancelled"),
+        }
     }
 }
 
@@ -155,8 +220,12 @@ impl std::error::Error for JoinError {}
 /// `Any { .. }`, and `unwrap()` on a join outcome would hide its message.
 impl fmt::Debug for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let JoinError::Panicked(panic) = self;
-        let message = panic_message(panic.as_ref());
-        f.debug_tuple("Panicked").field(&message).finish()
+        match self {
+            JoinError::Panicked(panic) => {
+                let message = panic_message(panic.as_ref());
+                f.debug_tuple("Panicked").field(&message).finish()
+            }
+            JoinError::Cancelled => f.write_str("Cancelled"),
+        }
     }
 }

@@ -5,7 +5,8 @@
 //! returned, or a `JoinError` if the child panicked. A panic ends only the
 //! task that panicked; the loop and every other task carry on. `join_all`
 //! waits for a whole group. `block_on` returns as soon as its own task is
-//! done: tasks still running then were background work, and are dropped.
+//! done: tasks still running then were background work, and are dropped;
+//! their handles say so.
 //!
 //! # Reading map
 //!
@@ -17,10 +18,13 @@
 //! 1. `lib.rs`: this map, and what the crate shows the world.
 //! 2. `waker.rs`: step 5's, unchanged.
 //! 3. `join.rs` **NEW**: `JoinHandle` and the slot it shares with its task,
-//!    `JoinState`; `run_and_report`, which catches the task's panic, and
-//!    `Reporter`, which leaves the outcome in the slot; `JoinError`.
+//!    `JoinState`; `run_and_report`, which catches the task's panic, in a
+//!    poll or (`Contained`) in its destructors, and `Reporter`, which leaves
+//!    the outcome in the slot, `Cancelled` if the task is dropped
+//!    unfinished; `JoinError`.
 //! 4. `task.rs`: step 5's. **NEW**: `Tasks::spawn` wraps the future in
-//!    `run_and_report` and returns a `JoinHandle`; `Tasks::drop_all`.
+//!    `run_and_report` and returns a `JoinHandle`; `Tasks::drop_all`, which
+//!    leaves the table empty, even of tasks spawned by the tasks it drops.
 //! 5. `event_loop.rs`: step 5's loop. **NEW**: `EventLoop::spawn` returns a
 //!    `JoinHandle`; `block_on` passes on its task's panic and drops the tasks
 //!    left; the free `spawn`, from inside a task; `join_all`.

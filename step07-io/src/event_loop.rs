@@ -359,7 +359,8 @@ impl EventLoop {
     /// `future` runs as a task beside any others, and only it decides when
     /// this returns. Tasks still running then are background work: they are
     /// dropped (asyncio cancels them), so their destructors run, and nothing
-    /// they were waiting for keeps the loop turning.
+    /// they were waiting for keeps the loop turning. Their handles give
+    /// `JoinError::Cancelled`, or `Panicked` if a destructor panicked.
     ///
     /// While it runs, this loop is the thread's running loop, which is how
     /// `sleep` and `spawn` find it; that is why the loop must be shared as
@@ -382,6 +383,11 @@ impl EventLoop {
         match outcome {
             Ok(value) => Ok(value),
             Err(JoinError::Panicked(panic)) => panic::resume_unwind(panic),
+            Err(JoinError::Cancelled) => {
+                unreachable!(
+                    "only block_on holds its task's handle, and it never cancels"
+                )
+            }
         }
     }
     // ANCHOR_END: block_on
@@ -452,6 +458,10 @@ pub fn spawn<T: 'static>(
 /// The handles are awaited one after another, yet the whole takes only as
 /// long as the slowest task: every task runs from the start, and a handle
 /// whose task has ended already returns at once.
+///
+/// Dropped before it is done (under a timeout, say), it drops the handles
+/// it holds, and that detaches their tasks: they run on, as tokio's do.
+/// asyncio's `gather` would cancel them; this step cannot cancel yet.
 pub async fn join_all<F>(
     futures: impl IntoIterator<Item = F>,
 ) -> Vec<Result<F::Output, JoinError>>

@@ -113,11 +113,19 @@ impl Tasks {
     }
 
     // ANCHOR: drop_all
-    /// Drops every task still in the table. The table is taken out first,
-    /// so a destructor may spawn or wake without finding it borrowed.
+    /// Drops every task still in the table; their joiners see them
+    /// cancelled. The table is taken out first, so a destructor may spawn
+    /// or wake without finding it borrowed. A task a destructor spawns here
+    /// is dropped in turn, unpolled, until the table stays empty: nothing
+    /// outlives the `block_on` that ends here.
     pub(crate) fn drop_all(&self) {
-        let remaining = self.table.take();
-        drop(remaining);
+        loop {
+            let remaining = self.table.take();
+            if remaining.is_empty() {
+                return;
+            }
+            drop(remaining);
+        }
     }
     // ANCHOR_END: drop_all
 }

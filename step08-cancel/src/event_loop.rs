@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 use mio::event::{Event, Source};
 use mio::{Events, Interest, Poll, Token};
 
-use crate::join::{JoinError, JoinHandle};
+use crate::join::{CancelOnDrop, JoinError, JoinHandle};
 use crate::task::Tasks;
 use crate::waker::WokenTasks;
 
@@ -401,7 +401,8 @@ impl EventLoop {
     /// `future` runs as a task beside any others, and only it decides when
     /// this returns. Tasks still running then are background work: they are
     /// dropped (asyncio cancels them), so their destructors run, and nothing
-    /// they were waiting for keeps the loop turning.
+    /// they were waiting for keeps the loop turning. Their handles give
+    /// `JoinError::Cancelled`, or `Panicked` if a destructor panicked.
     ///
     /// While it runs, this loop is the thread's running loop, which is how
     /// `sleep` and `spawn` find it; that is why the loop must be shared as
@@ -499,6 +500,10 @@ pub fn spawn<T: 'static>(
 /// The handles are awaited one after another, yet the whole takes only as
 /// long as the slowest task: every task runs from the start, and a handle
 /// whose task has ended already returns at once.
+///
+/// Dropped before it is done (under a timeout, say), it cancels the tasks
+/// still running, as asyncio's `gather` does when it is cancelled: the
+/// handles it holds are `CancelOnDrop`.
 pub async fn join_all<F>(
     futures: impl IntoIterator<Item = F>,
 ) -> Vec<Result<F::Output, JoinError>>
@@ -506,8 +511,10 @@ where
     F: Future + 'static,
     F::Output: 'static,
 {
-    let handles: Vec<JoinHandle<F::Output>> =
-        futures.into_iter().map(spawn).collect();
+    let handles: Vec<CancelOnDrop<F::Output>> = futures
+        .into_iter()
+        .map(|future| spawn(future).cancel_on_drop())
+        .collect();
     let mut outcomes = Vec::with_capacity(handles.len());
     for handle in handles {
         outcomes.push(handle.await);

@@ -2,10 +2,10 @@
 //!
 //! A spawned task and its `JoinHandle` share one small slot. When the task
 //! ends, it leaves its outcome there (its value, the panic that ended it, or
-//! word that it was cancelled) and wakes the task awaiting the handle, if
-//! one is. When the handle is awaited, it takes the outcome if it is there
-//! already, or leaves its waker. Whichever comes first, nothing is missed:
-//! seed 004's join race. The handle can also cancel its task.
+//! word that it was dropped unfinished) and wakes the task awaiting the
+//! handle, if one is. When the handle is awaited, it takes the outcome if it
+//! is there already, or leaves its waker. Whichever comes first, nothing is
+//! missed: seed 004's join race. The handle can also cancel its task.
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -70,6 +70,11 @@ impl<T> Future for JoinHandle<T> {
         if let Some(outcome) = self.take_outcome() {
             return Poll::Ready(outcome); // ended already: no waiting at all
         }
+        // Its outcome was taken already: waiting would be waiting for ever.
+        assert!(
+            !self.state.borrow().ended,
+            "JoinHandle polled after it gave its outcome"
+        );
         self.state.borrow_mut().joiner = Some(cx.waker().clone());
         Poll::Pending
     }
@@ -80,7 +85,8 @@ impl<T> Future for JoinHandle<T> {
 impl<T> JoinHandle<T> {
     /// Cancels the task: the loop drops its future instead of polling it
     /// again. The task stops at the `.await` where it waits, its destructors
-    /// run, and awaiting this handle gives `JoinError::Cancelled`. Seed 004
+    /// run, and awaiting this handle gives `JoinError::Cancelled` (or
+    /// `Panicked`, if one of those destructors panicked). Seed 004
     /// throws `CancelledError` into the task instead, and the task may catch
     /// it to clean up; in Rust the destructors are the cleanup, and there is
     /// nothing to catch.
@@ -103,8 +109,39 @@ impl<T> JoinHandle<T> {
     pub fn is_finished(&self) -> bool {
         self.state.borrow().ended
     }
+
+    /// The handle as a future that cancels its task if it is dropped before
+    /// the task ends: for waiting under `timeout`, as asyncio's `wait_for`
+    /// does. A bare handle, dropped, only detaches its task.
+    pub fn cancel_on_drop(self) -> CancelOnDrop<T> {
+        CancelOnDrop(self)
+    }
 }
 // ANCHOR_END: cancel
+
+// ANCHOR: cancel_on_drop
+/// What `JoinHandle::cancel_on_drop` returns. Awaiting it gives the task's
+/// outcome, as the handle does; dropping it before then cancels the task.
+/// So `timeout(duration, handle.cancel_on_drop())` gives the task up at the
+/// deadline and stops it, where `timeout(duration, handle)` stops only
+/// waiting for it. tokio-util's `AbortOnDropHandle`.
+#[derive(Debug)]
+pub struct CancelOnDrop<T>(JoinHandle<T>);
+
+impl<T> Future for CancelOnDrop<T> {
+    type Output = Result<T, JoinError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.0).poll(cx)
+    }
+}
+
+impl<T> Drop for CancelOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.cancel(); // does nothing once the task has ended
+    }
+}
+// ANCHOR_END: cancel_on_drop
 
 // ANCHOR: run_and_report
 /// What the loop runs for a spawned `future`: the future itself, then the
@@ -118,22 +155,53 @@ pub(crate) async fn run_and_report<T>(
     future: impl Future<Output = T>,
     reporter: Reporter<T>,
 ) {
-    let mut future = pin!(future);
-    let outcome = future::poll_fn(|cx| {
-        match panic::catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+    let mut task = Contained {
+        future: pin!(Some(future)),
+        reporter,
+    };
+    let outcome = future::poll_fn(|cx| task.poll(cx)).await;
+    task.reporter.report(outcome);
+}
+
+/// The task's future and its reporter, so that a panic in the future's
+/// destructors is caught too.
+///
+/// The loop drops a task it has not finished (at the end of `block_on`, or
+/// with the loop), and a destructor may panic there. That panic belongs to
+/// the task, as a panic in its poll does: it becomes the task's outcome,
+/// and the loop, which is only tidying up, goes on.
+struct Contained<'a, F: Future> {
+    /// `None` once dropped: dropping in place is all a pinned future allows.
+    future: Pin<&'a mut Option<F>>,
+    reporter: Reporter<F::Output>,
+}
+
+impl<F: Future> Contained<'_, F> {
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<Result<F::Output, JoinError>> {
+        let future = self.future.as_mut().as_pin_mut().expect("not dropped yet");
+        match panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
             Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
             Ok(Poll::Pending) => Poll::Pending,
             Err(panic) => Poll::Ready(Err(JoinError::Panicked(panic))),
         }
-    })
-    .await;
-    reporter.report(outcome);
+    }
+}
+
+impl<F: Future> Drop for Contained<'_, F> {
+    /// Drops the future before the reporter, so a panic here is reported
+    /// before the reporter's own drop would report `Cancelled`.
+    fn drop(&mut self) {
+        let dropping = AssertUnwindSafe(|| self.future.set(None));
+        if let Err(panic) = panic::catch_unwind(dropping) {
+            self.reporter.report(Err(JoinError::Panicked(panic)));
+        }
+    }
 }
 
 /// The task's side of the slot: it leaves the outcome there, once, and
 /// wakes the joiner.
 ///
-/// A task that is cancelled never gets to report: its future, this
+/// A task dropped before it ends never gets to report: its future, this
 /// reporter inside it, is dropped. So the reporter's destructor reports
 /// `Cancelled`, whatever dropped the task: `cancel`, or the end of
 /// `block_on` or of the loop.
@@ -147,12 +215,11 @@ impl<T> Reporter<T> {
         if self.state.borrow().ended {
             return; // reported already: this is the reporter's drop
         }
-        // A task that cancelled itself and then ended in the same poll was
-        // still cancelled: `cancel` said so.
-        let outcome = if self.task.is_cancelled() {
-            Err(JoinError::Cancelled)
-        } else {
-            outcome
+        // A task that cancelled itself and then returned in the same poll
+        // was still cancelled: `cancel` said so. A panic is news all the same.
+        let outcome = match outcome {
+            Ok(_) if self.task.is_cancelled() => Err(JoinError::Cancelled),
+            outcome => outcome,
         };
         let joiner = {
             let mut state = self.state.borrow_mut();
@@ -178,7 +245,8 @@ impl<T> Drop for Reporter<T> {
 pub enum JoinError {
     /// The task panicked; this is what it panicked with.
     Panicked(Box<dyn Any + Send>),
-    /// The task was cancelled, or dropped unfinished with its loop.
+    /// The task was dropped before it ended, by `cancel` or by the end of
+    /// `block_on` or of the loop.
     Cancelled,
 }
 

@@ -22,8 +22,8 @@
 //! 2. `waker.rs`: step 7's. **NEW** (tasks): the `cancelled` mark in
 //!    `TaskWaker`, and `TaskWaker::cancel`, which sets it and wakes the task.
 //! 3. `join.rs`: step 7's. **NEW** (tasks): `JoinHandle::cancel`,
-//!    `is_finished`; the `Reporter`'s `Drop`, which reports
-//!    `JoinError::Cancelled`.
+//!    `is_finished`; `cancel_on_drop` and `CancelOnDrop`, a handle that
+//!    cancels its task when dropped; the `Reporter`'s look at the mark.
 //! 4. `task.rs`: step 7's. **NEW** (tasks): the safe point:
 //!    `Tasks::poll_task` checks the mark, and `drop_cancelled_task` drops
 //!    the task, unpolled.
@@ -31,7 +31,8 @@
 //!    which `call_later` and `call_at` return; `cancelled_timers`, which
 //!    `has_work` and `move_due_timers_to_ready` take into account;
 //!    `remove_cancelled_timers` (the sweep) at the start of `run_once`.
-//!    (Tasks: `block_on`'s arm for `JoinError::Cancelled`.)
+//!    (Tasks: `join_all` holds `CancelOnDrop`s, so dropping it cancels its
+//!    tasks.)
 //! 6. `sleep.rs`: step 7's. **NEW** (timers): a dropped `Sleep` cancels
 //!    its timer.
 //! 7. `timeout.rs` **NEW** (timeout): `timeout`, `TimedOut`.
@@ -63,7 +64,7 @@ mod timeout;
 mod waker;
 
 pub use event_loop::{Callback, EventLoop, TimerHandle, join_all, spawn};
-pub use join::{JoinError, JoinHandle, panic_message};
+pub use join::{CancelOnDrop, JoinError, JoinHandle, panic_message};
 pub use net::{LocalStream, TcpListener, TcpStream, socket_pair};
 pub use reactor::Socket;
 pub use sleep::{Sleep, YieldNow, sleep, sleep_until, yield_now};

@@ -12,11 +12,19 @@ use crate::sleep::sleep;
 
 // ANCHOR: timeout
 /// Waits for `future`, but no longer than `duration` from now: gives what
-/// the future gave, or `TimedOut` at the deadline. asyncio's `wait_for`.
+/// the future gave, or `TimedOut` at the deadline. asyncio's `wait_for`
+/// and `timeout`, except for a task's handle: see below.
 ///
 /// At the deadline the future is dropped where it stands, and in Rust that
 /// *is* cancelling it, exactly as `JoinHandle::cancel` does to a task: its
 /// destructors run and close whatever it held (a socket, its own timers).
+///
+/// But a `JoinHandle` is not its task: dropping the handle detaches the
+/// task, which runs on, as in tokio. So `timeout(duration, handle)` stops
+/// waiting and leaves the task running, as does a future that awaits a
+/// bare handle. asyncio's `wait_for`, which cancels the task, is
+/// `timeout(duration, handle.cancel_on_drop())`. `join_all` holds its
+/// handles that way, so a timed-out `join_all` cancels its tasks.
 ///
 /// Each poll tries the future before it looks at the clock, so a future
 /// that is ready wins, even when the deadline passed while it waited for

@@ -288,6 +288,7 @@ mod tasks {
 
 /// Items 3, 4, 6 and 7: a task's destructor that panics or spawns, a
 /// handle polled again, a handle whose task was dropped. Steps 6 to 8.
+/// Item 5's tests for step 8 are in `step08_timeout.rs`.
 macro_rules! join_misuse {
     ($step:ident) => {
         mod $step {
@@ -340,6 +341,33 @@ macro_rules! join_misuse {
                 });
                 assert_eq!(value, 42);
                 assert!(!tasks_left, "a task stayed in the table");
+            }
+
+            #[test]
+            fn a_destructor_panicking_at_block_on_s_end_is_its_task_s_panic() {
+                let (message, next) = within(HANG_LIMIT, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    // The handle leaves its block_on, whose end drops the task.
+                    let handle = lp
+                        .block_on(async {
+                            let handle = spawn(async {
+                                let _guard = PanicsWhenDropped;
+                                future::pending::<()>().await;
+                            });
+                            yield_now().await; // the task takes its guard
+                            Some(handle)
+                        })
+                        .unwrap()
+                        .expect("the handle was returned");
+                    let outcome = lp.block_on(handle).unwrap();
+                    let message = outcome.map_err(|err| err.to_string());
+                    // The loop goes on as if nothing had happened.
+                    (message, lp.block_on(async { 5 }).unwrap())
+                });
+                let said =
+                    message.expect_err("a task that never ended gave a value");
+                assert_eq!(said, "task panicked: a destructor panicked");
+                assert_eq!(next, 5);
             }
 
             #[test]
@@ -400,6 +428,36 @@ macro_rules! join_misuse {
                 assert!(err.contains("cancelled"), "the error said: {err}");
             }
 
+            #[test]
+            fn a_task_spawned_during_teardown_is_dropped_and_its_handle_told() {
+                let outcome = within(HANG_LIMIT, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    let late = Rc::new(Cell::new(None));
+                    let slot = Rc::clone(&late);
+                    lp.block_on(async move {
+                        let _background = spawn(async move {
+                            let _guard = SpawnsWhenDroppedInto(slot);
+                            future::pending::<()>().await;
+                        });
+                        yield_now().await;
+                    })
+                    .unwrap();
+                    let handle = late.take().expect("the destructor spawned");
+                    lp.block_on(handle).unwrap().map_err(|err| err.to_string())
+                });
+                let err = outcome.expect_err("a task dropped unpolled gave a value");
+                assert!(err.contains("cancelled"), "the error said: {err}");
+            }
+
+            /// Spawns a task when dropped, and leaves its handle in the slot.
+            struct SpawnsWhenDroppedInto(Rc<Cell<Option<JoinHandle<()>>>>);
+
+            impl Drop for SpawnsWhenDroppedInto {
+                fn drop(&mut self) {
+                    self.0.set(Some(spawn(async {})));
+                }
+            }
+
             /// Keeps `Poll` in use where a step has nothing else that needs it.
             #[allow(dead_code)]
             fn ready() -> Poll<()> {
@@ -415,6 +473,106 @@ mod joins {
     join_misuse!(step06);
     join_misuse!(step07);
     join_misuse!(step08);
+}
+
+/// Item 3 through step 8's `cancel`: a destructor that panics while the
+/// loop drops a cancelled task is that task's panic, and its joiner hears it.
+mod cancels {
+    use std::future;
+    use std::rc::Rc;
+
+    use ::step08::{EventLoop, spawn, yield_now};
+
+    use super::*;
+
+    /// Panics when dropped, as a careless destructor might.
+    struct PanicsWhenDropped;
+
+    impl Drop for PanicsWhenDropped {
+        fn drop(&mut self) {
+            panic!("a destructor panicked");
+        }
+    }
+
+    #[test]
+    fn a_destructor_panicking_as_its_task_is_cancelled_is_the_task_s_panic() {
+        let (message, next) = within(HANG_LIMIT, || {
+            let lp = Rc::new(EventLoop::new().unwrap());
+            lp.block_on(async {
+                let handle = spawn(async {
+                    let _guard = PanicsWhenDropped;
+                    future::pending::<()>().await;
+                });
+                yield_now().await; // the task takes its guard, and waits
+                assert!(handle.cancel());
+                let message = handle.await.map_err(|err| err.to_string());
+                // The loop goes on as if nothing had happened.
+                (message, spawn(async { 5 }).await.unwrap())
+            })
+            .unwrap()
+        });
+        let said = message.expect_err("a cancelled task gave a value");
+        assert_eq!(said, "task panicked: a destructor panicked");
+        assert_eq!(next, 5);
+    }
+}
+
+/// Item 5 in steps 6 and 7, which cannot cancel: a `join_all` dropped
+/// before its end (as `timeout` would drop it in step 8) detaches its
+/// tasks, which run on to their end, as its documentation says.
+macro_rules! detach_misuse {
+    ($step:ident) => {
+        mod $step {
+            use std::cell::Cell;
+            use std::future::{self, Future};
+            use std::pin::pin;
+            use std::rc::Rc;
+            use std::task::Poll;
+
+            use ::$step::{EventLoop, join_all, yield_now};
+
+            use super::*;
+
+            #[test]
+            fn a_join_all_dropped_before_its_end_leaves_its_tasks_running() {
+                let ended = within(HANG_LIMIT, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    lp.block_on(async {
+                        let ended = Rc::new(Cell::new(0));
+                        let tasks = (0..2).map(|_| {
+                            let ended = Rc::clone(&ended);
+                            async move {
+                                yield_now().await;
+                                ended.set(ended.get() + 1);
+                            }
+                        });
+                        {
+                            let mut all = pin!(join_all(tasks));
+                            // One poll: the tasks are spawned, none has ended.
+                            future::poll_fn(|cx| {
+                                assert!(all.as_mut().poll(cx).is_pending());
+                                Poll::Ready(())
+                            })
+                            .await;
+                        } // join_all is dropped here
+                        for _ in 0..4 {
+                            yield_now().await;
+                        }
+                        ended.get()
+                    })
+                    .unwrap()
+                });
+                assert_eq!(ended, 2, "the tasks did not run on");
+            }
+        }
+    };
+}
+
+mod detaches {
+    use super::*;
+
+    detach_misuse!(step06);
+    detach_misuse!(step07);
 }
 
 /// Item 8: a read that is dropped while it waits takes its waker out of the

@@ -77,8 +77,12 @@ where
         let started = Instant::now();
         let outcome = lp.block_on(group).expect("the loop runs");
         let took = started.elapsed();
-        (outcome.map_err(|err| err.panic_message().to_owned()), took)
+        (outcome.map_err(|err| message(&err)), took)
     })
+}
+
+fn message(err: &JoinError) -> String {
+    err.panic_message().unwrap_or("cancelled").to_owned()
 }
 
 fn check_try_join_all<Group>(

@@ -32,12 +32,12 @@ fn a_joiner_gets_the_panic_message_of_its_child() {
         let (plain, formatted): (Result<(), JoinError>, Result<(), JoinError>) =
             outcomes;
         let plain = plain.unwrap_err();
-        assert_eq!(plain.panic_message(), "out of coffee");
+        assert_eq!(plain.panic_message(), Some("out of coffee"));
         assert_eq!(plain.to_string(), "task panicked: out of coffee");
         assert!(matches!(plain, JoinError::Panicked(_)));
         // What `unwrap()` on the outcome would print: the message, not `Any`.
         assert_eq!(format!("{plain:?}"), r#"Panicked("out of coffee")"#);
-        assert_eq!(formatted.unwrap_err().panic_message(), "0 cups left");
+        assert_eq!(formatted.unwrap_err().panic_message(), Some("0 cups left"));
     });
 }
 
