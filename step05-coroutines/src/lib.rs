@@ -25,7 +25,8 @@
 //! 5. `sleep.rs` **NEW**: `sleep`, `yield_now`.
 //! 6. `apps/mod.rs`, `apps/demo.rs`: not the runtime: the demo `cargo run`
 //!    shows.
-//! 7. `main.rs`: arguments, errors, exit codes.
+//! 7. `main.rs`: arguments, errors, exit codes; its plumbing ends a
+//!    demo quietly when stdout closes early (`| head`).
 //!
 //! Gone: step 4's callback servers and client; they return in step 7 as
 //! tasks.

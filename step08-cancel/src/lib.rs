@@ -37,8 +37,9 @@
 //!     - `apps/slow.rs`: step 7's slow server, unchanged.
 //!     - `apps/demo.rs` **NEW**: the demo: a task cancelled, a request
 //!       under `timeout`, a server shut down; and `serve`.
+//!     - `apps/terminal.rs`: step 7's `client` mode, unchanged.
 //! 11. `main.rs`: step 7's, but for the crate's name: arguments, errors,
-//!     exit codes.
+//!     exit codes, and a quiet end when stdout closes.
 //!
 //! A file with plumbing ends with it, behind a fenced "Plumbing" comment: a
 //! reader may skip it.
