@@ -1,4 +1,4 @@
-//! Every workload of issue 7 on every runtime, printed as one table of
+//! Every workload of `bench/README.md` on every runtime, printed as one table of
 //! medians with ratios against tokio:
 //!
 //! ```sh

@@ -50,7 +50,7 @@ impl Runtime for Ours {
 /// Spawn cost at each of these numbers of tasks: does it stay flat?
 const TASKS: &[usize] = &[1_000, 10_000, 100_000, 1_000_000];
 
-/// Switches between the two yielding tasks, as in issue 7.
+/// Switches between the two yielding tasks, as in workload 2 (`yield`).
 const SWITCHES: usize = 1_000_000;
 
 #[divan::bench(types = [Tokio, Ours], args = TASKS, sample_count = 20, max_time = 3)]

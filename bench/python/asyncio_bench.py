@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 7's workloads 1-6 on Python's asyncio, and on uvloop when it is
+"""Workloads 1-6 of bench/README.md on Python's asyncio, and on uvloop when it is
 installed: what the readers of the seed articles would reach for.
 
     python3 bench/python/asyncio_bench.py            # full sizes, 5 runs each

@@ -1,5 +1,5 @@
-//! The benchmark harness: the workloads of issue 7, run on each runtime the
-//! same way, reported as medians with ratios against tokio.
+//! The benchmark harness: the workloads of `bench/README.md`, run on each
+//! runtime the same way, reported as medians with ratios against tokio.
 //!
 //! A runtime takes part as a [`Side`]: a table of plain functions, one per
 //! workload, written once per runtime in the same shape

@@ -17,7 +17,7 @@ impl EchoPlan {
     }
 }
 
-/// The sizes of every workload. [`Plan::full`] is the issue's; [`Plan::quick`]
+/// The sizes of every workload. [`Plan::full`] is the README's; [`Plan::quick`]
 /// checks that everything works in a few seconds; [`Plan::tiny`] is for tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
@@ -50,7 +50,7 @@ pub struct Plan {
 const MIB: usize = 1024 * 1024;
 
 impl Plan {
-    /// The workloads as issue 7 states them, each run five times after one
+    /// The workloads as `bench/README.md` states them, each run five times after one
     /// warm-up: about a minute and a half per runtime on a 2-core machine.
     pub fn full() -> Self {
         Self {

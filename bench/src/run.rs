@@ -103,8 +103,8 @@ impl Workload<'_> {
     }
 }
 
-/// The workloads of issue 7, numbered as it numbers them, then how the cost
-/// of spawning, of timers and of echoing grows with their number.
+/// The workloads of `bench/README.md`, numbered as it numbers them, then how
+/// the cost of spawning, of timers and of echoing grows with their number.
 fn workloads<'a>(plan: &'a Plan, server: Option<&'a Path>) -> Vec<Workload<'a>> {
     let mut all = vec![
         spawn_join("spawn", "1 spawn and join", plan.spawn_tasks),
@@ -402,7 +402,7 @@ fn as_f64(count: usize) -> f64 {
     count as f64
 }
 
-/// `100,000`: counts in labels, grouped as the issue writes them.
+/// `100,000`: counts in labels, grouped as the README writes them.
 fn count(n: usize) -> String {
     group_thousands(as_f64(n))
 }

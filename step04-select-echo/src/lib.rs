@@ -36,7 +36,11 @@
 //!    - `apps/slow.rs` **NEW**: a server that answers after a timer.
 //!    - `apps/client.rs` **NEW**: a client on the loop.
 //!    - `apps/demo.rs` **NEW**: the demo `cargo run` shows, and `serve` mode.
-//! 4. `main.rs`: arguments (**NEW**: `serve [ADDR]`), errors, exit codes.
+//!    - `apps/terminal.rs` **NEW**: `client` mode: a plain blocking client
+//!      to type to the echo server from a terminal; not on the loop.
+//! 4. `main.rs`: arguments (**NEW**: `serve [ADDR]`, `client [ADDR]`),
+//!    errors, exit codes; its plumbing ends a demo quietly when stdout
+//!    closes early (`| head`).
 //!
 //! `event_loop.rs`, `apps/net.rs` and `apps/client.rs` end with a fenced
 //! "Plumbing" section a reader may skip.

@@ -29,7 +29,8 @@
 //! 6. `apps/mod.rs`, `apps/demo.rs`: not the runtime: the demo `cargo run`
 //!    shows.
 //! 7. `main.rs`: arguments, errors, exit codes; step 4's `serve` mode is
-//!    gone with its servers.
+//!    gone with its servers. Its plumbing ends a demo quietly when stdout
+//!    closes early (`| head`).
 //!
 //! Gone: step 4's callback servers and client; they return in step 7 as
 //! tasks.

@@ -31,7 +31,8 @@
 //! 6. `sleep.rs`: step 5's, unchanged.
 //! 7. `apps/mod.rs`, `apps/demo.rs`: not the runtime: the demo `cargo run`
 //!    shows, new in this step.
-//! 8. `main.rs`: arguments, errors, exit codes.
+//! 8. `main.rs`: arguments, errors, exit codes; its plumbing ends a
+//!    demo quietly when stdout closes early (`| head`).
 //!
 //! A file with plumbing ends with it, behind a fenced "Plumbing" comment: a
 //! reader may skip it.

@@ -34,7 +34,9 @@
 //!    - `apps/echo.rs` **NEW**: step 4's echo server, a task per client.
 //!    - `apps/slow.rs` **NEW**: step 4's slow server, a task per request.
 //!    - `apps/demo.rs` **NEW**: the demo `cargo run` shows, and `serve`.
-//! 10. `main.rs`: arguments, errors, exit codes.
+//!    - `apps/terminal.rs`: step 4's `client` mode, as it was.
+//! 10. `main.rs`: arguments (`serve`, `client`), errors, exit codes; its
+//!     plumbing ends a demo quietly when stdout closes early (`| head`).
 //!
 //! A file with plumbing ends with it, behind a fenced "Plumbing" comment: a
 //! reader may skip it.

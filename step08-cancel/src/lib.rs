@@ -46,8 +46,9 @@
 //!     - `apps/demo.rs`: rewritten. **NEW**: the demo's scenes: a task
 //!       cancelled, a request under `timeout`, a server shut down; and
 //!       `serve`, step 7's.
+//!     - `apps/terminal.rs`: step 7's `client` mode, unchanged.
 //! 11. `main.rs`: step 7's, but for the crate's name: arguments, errors,
-//!     exit codes.
+//!     exit codes, and a quiet end when stdout closes.
 //!
 //! A file with plumbing ends with it, behind a fenced "Plumbing" comment: a
 //! reader may skip it.

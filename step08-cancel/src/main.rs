@@ -1,38 +1,67 @@
 //! `cargo run -p step08`: the demo, `apps::demo`.
 //! `cargo run -p step08 -- serve [ADDR]`: the echo server alone.
+//! `cargo run -p step08 -- client [ADDR]`: a client to type to it.
 //!
 //! This file reads the arguments and reports errors; the demo and the
-//! serve mode are in `apps/demo.rs`.
+//! serve mode are in `apps/demo.rs`, the client in `apps/terminal.rs`.
 
-use std::process::ExitCode;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::panic;
+use std::process::{self, ExitCode};
 
-use step08::apps::demo;
+use step08::apps::{demo, terminal};
 
-const USAGE: &str = "usage: cargo run -p step08 [-- serve [ADDR]]";
+const USAGE: &str =
+    "usage: cargo run -p step08 [-- serve [ADDR] | client [ADDR] | --help]";
 const DEFAULT_ADDR: &str = "127.0.0.1:3000";
 
+/// `serve` or `client`: what runs with the addresses `ADDR` names.
+type Mode = fn(&[SocketAddr]) -> Result<(), String>;
+
 fn main() -> ExitCode {
+    exit_quietly_when_stdout_closes();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let serve_addr = match args[..] {
-        [] => None,
-        ["serve"] => Some(DEFAULT_ADDR),
-        ["serve", addr] => Some(addr),
-        ["serve", _, extra, ..] | [extra, ..] => {
+    let (mode, addr): (Mode, &str) = match args[..] {
+        [] => return report(demo::run().map_err(|err| err.to_string())),
+        ["--help" | "-h"] => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        ["serve"] => (demo::serve, DEFAULT_ADDR),
+        ["serve", addr] => (demo::serve, addr),
+        ["client"] => (terminal::talk, DEFAULT_ADDR),
+        ["client", addr] => (terminal::talk, addr),
+        ["serve" | "client", _, extra, ..] | [extra, ..] => {
             return usage_error(&format!("unexpected argument '{extra}'"));
         }
     };
-    let outcome = match serve_addr {
-        None => demo::run().map_err(|err| err.to_string()),
-        Some(addr) => {
-            let Ok(addr) = addr.parse() else {
-                let problem =
-                    format!("'{addr}' is not an address like {DEFAULT_ADDR}");
-                return usage_error(&problem);
-            };
-            demo::serve(addr)
-        }
+    match resolve(addr) {
+        Ok(addrs) => report(mode(&addrs)),
+        Err(problem) => usage_error(&problem),
+    }
+}
+
+/// The addresses `addr` names: an IP address or a host name, with a port.
+/// A name may stand for several (`localhost` for `::1` and `127.0.0.1`).
+fn resolve(addr: &str) -> Result<Vec<SocketAddr>, String> {
+    let addrs: Vec<SocketAddr> = match addr.to_socket_addrs() {
+        Ok(addrs) => addrs.collect(),
+        Err(err) => return Err(not_an_address(addr, &err.to_string())),
     };
+    if addrs.is_empty() {
+        return Err(not_an_address(addr, "the name has no address"));
+    }
+    Ok(addrs)
+}
+
+fn not_an_address(addr: &str, why: &str) -> String {
+    format!(
+        "'{addr}' is not an address like {DEFAULT_ADDR} or localhost:3000 ({why})"
+    )
+}
+
+fn report(outcome: Result<(), String>) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -45,4 +74,33 @@ fn main() -> ExitCode {
 fn usage_error(problem: &str) -> ExitCode {
     eprintln!("error: {problem}; {USAGE}");
     ExitCode::from(2)
+}
+
+// ---------------------------------------------------------------------------
+// Plumbing: not the lesson. A demo whose stdout closes early ends quietly.
+// A reader may stop here.
+// ---------------------------------------------------------------------------
+
+/// The status a shell reports for a program that a closed pipe ended
+/// (128 + SIGPIPE), as `head` ends `cat`.
+const STDOUT_CLOSED: i32 = 141;
+
+/// Ends the process quietly, as `cat` and `ls` end, once printing to stdout
+/// fails: `cargo run -p step03 | head -n 2` closes the pipe after two lines.
+///
+/// Rust ignores the SIGPIPE that ends a C program there, so `println!`
+/// panics instead ("failed printing to stdout"); the unwinding then runs
+/// destructors that may print too, and a panic inside a panic aborts.
+/// Exiting from the panic hook, before anything unwinds, keeps the demo's
+/// `println!`s as they are. Every other panic goes to the default hook.
+fn exit_quietly_when_stdout_closes() {
+    let default_hook = panic::take_hook();
+    panic::set_hook(Box::new(move |info| {
+        let message = info.payload().downcast_ref::<String>();
+        if message.is_some_and(|text| text.starts_with("failed printing to stdout"))
+        {
+            process::exit(STDOUT_CLOSED);
+        }
+        default_hook(info);
+    }));
 }

@@ -259,21 +259,46 @@ fn request(
 }
 
 // ANCHOR: serve
-/// `serve [ADDR]`: the echo server alone, until the process is stopped.
-pub fn serve(addr: SocketAddr) -> Result<(), String> {
+/// `serve [ADDR]`: the echo server alone, until the process is stopped, on
+/// the first of `addrs` (what `ADDR` names) it can listen on.
+pub fn serve(addrs: &[SocketAddr]) -> Result<(), String> {
     let lp = EventLoop::new().map_err(|err| err.to_string())?;
-    let listener = net::listen(addr).map_err(|err| cannot_listen(addr, &err))?;
+    let listener = first_that_works(addrs, net::listen)?;
     let server = echo::serve(&lp, listener).map_err(|err| err.to_string())?;
     let addr = server.local_addr().map_err(|err| err.to_string())?;
     println!("listening on {addr}");
-    println!(
-        "try: nc {} {} (Ctrl-C stops the server)",
-        addr.ip(),
-        addr.port()
-    );
+    println!("{}", try_it(addr));
     lp.run().map_err(|err| err.to_string())
 }
 // ANCHOR_END: serve
+
+/// Listens on the first of `addrs` where `listen` works, as std's
+/// `TcpListener::bind` does with a host name; if none does, says why the
+/// last one failed.
+fn first_that_works<L>(
+    addrs: &[SocketAddr],
+    listen: impl Fn(SocketAddr) -> io::Result<L>,
+) -> Result<L, String> {
+    let mut problem = String::from("no address to listen on");
+    for &addr in addrs {
+        match listen(addr) {
+            Ok(listener) => return Ok(listener),
+            Err(err) => problem = cannot_listen(addr, &err),
+        }
+    }
+    Err(problem)
+}
+
+/// How to talk to the server: the workshop's own client, or netcat.
+fn try_it(addr: SocketAddr) -> String {
+    let package = env!("CARGO_PKG_NAME");
+    format!(
+        "try: cargo run -p {package} -- client {addr} (or nc -N {} {}); \
+         Ctrl-C stops the server",
+        addr.ip(),
+        addr.port()
+    )
+}
 
 fn cannot_listen(addr: SocketAddr, err: &io::Error) -> String {
     let why = match err.kind() {

@@ -87,7 +87,7 @@ struct TickCount(u32);
 
 impl Drop for TickCount {
     fn drop(&mut self) {
-        println!("ticker dropped after {} ticks", self.0);
+        println!("ticker dropped, tick count {}", self.0);
     }
 }
 // ANCHOR_END: group

@@ -1,0 +1,287 @@
+//! The programs under a shell, as a participant runs them from the README:
+//! piped into `head`, asked for `--help`, given a host name, talked to with
+//! the workshop's own client, and next to the book's `mdbook serve`. And the
+//! repository's prose, which must speak only of the repository.
+
+use std::fs;
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Output, Stdio};
+
+use workshop_tests::book::read_text;
+use workshop_tests::server::RunningServer;
+use workshop_tests::{HANG_LIMIT, run_step, step_command, within, workspace_root};
+
+const STEPS: [&str; 8] = [
+    "step01", "step02", "step03", "step04", "step05", "step06", "step07", "step08",
+];
+
+/// The steps with `serve` and `client` modes.
+const SERVING_STEPS: [&str; 3] = ["step04", "step07", "step08"];
+
+/// Runs `package`'s demo with its stdout a pipe that is closed once
+/// `lines` lines were read from it (at once, before the demo starts, for 0).
+fn run_with_stdout_closed_after(package: &str, lines: usize) -> Output {
+    let mut command = step_command(package);
+    command.stdin(Stdio::null()).stderr(Stdio::piped());
+    let mut child = if lines == 0 {
+        let (reader, writer) = io::pipe().expect("a pipe");
+        drop(reader);
+        command.stdout(writer).spawn()
+    } else {
+        command.stdout(Stdio::piped()).spawn()
+    }
+    .unwrap_or_else(|err| panic!("could not start {package}: {err}"));
+    if let Some(stdout) = child.stdout.take() {
+        let mut stdout = BufReader::new(stdout);
+        for _ in 0..lines {
+            stdout.read_line(&mut String::new()).expect("a line");
+        }
+    }
+    within(HANG_LIMIT, move || {
+        child.wait_with_output().expect("it ends")
+    })
+}
+
+fn assert_ends_quietly(package: &str, lines: usize, output: &Output) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains("panicked"),
+        "{package}, stdout closed after {lines} lines, panicked:\n{stderr}"
+    );
+    let code = output.status.code();
+    assert!(
+        code.is_some() && code != Some(101) && code != Some(134),
+        "{package}, stdout closed after {lines} lines, ended with {:?}:\n{stderr}",
+        output.status
+    );
+}
+
+#[test]
+fn a_demo_whose_stdout_is_closed_ends_quietly() {
+    for package in STEPS {
+        let output = run_with_stdout_closed_after(package, 0);
+        assert_ends_quietly(package, 0, &output);
+    }
+}
+
+/// `cargo run -p step06 | head -n 2`: the pipe closes while the demo's
+/// tasks are alive, and their destructors print as they are dropped.
+#[test]
+fn a_demo_piped_into_head_ends_quietly() {
+    for package in &STEPS[2..] {
+        let output = run_with_stdout_closed_after(package, 2);
+        assert_ends_quietly(package, 2, &output);
+    }
+}
+
+#[test]
+fn help_prints_the_usage_and_succeeds() {
+    for package in STEPS {
+        for flag in ["--help", "-h"] {
+            let transcript = run_step(package, &[flag]);
+            assert_eq!(transcript.exit_code, Some(0), "{transcript}");
+            assert!(
+                transcript
+                    .stdout
+                    .starts_with(&format!("usage: cargo run -p {package} [")),
+                "{transcript}"
+            );
+            assert!(transcript.stdout.contains("--help"), "{transcript}");
+            assert_eq!(transcript.stderr, "", "{transcript}");
+        }
+    }
+}
+
+#[test]
+fn the_usage_names_the_client_mode() {
+    for package in SERVING_STEPS {
+        let transcript = run_step(package, &["--help"]);
+        assert!(transcript.stdout.contains("client [ADDR]"), "{transcript}");
+    }
+}
+
+/// Says "hello" to `server` through `package`'s `client` mode, and returns
+/// what the client printed.
+fn hello_through_the_client(package: &str, addr: &str) -> String {
+    let mut client = step_command(package)
+        .args(["client", addr])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| panic!("could not start {package}'s client: {err}"));
+    let mut stdin = client.stdin.take().expect("stdin is piped");
+    stdin
+        .write_all(b"hello\n")
+        .expect("the client reads its input");
+    drop(stdin); // the end of input: the client closes its sending side
+    let output =
+        within(HANG_LIMIT, move || client.wait_with_output().expect("ends"));
+    assert!(
+        output.status.success(),
+        "{package} client {addr}: {:?}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_client_mode_talks_to_the_echo_server() {
+    for package in SERVING_STEPS {
+        let server = RunningServer::start(package);
+        let said = hello_through_the_client(package, &server.addr().to_string());
+        assert_eq!(said, "Got: hello\n", "{package}'s client");
+    }
+}
+
+#[test]
+fn serve_and_client_resolve_a_host_name() {
+    for package in SERVING_STEPS {
+        let server = RunningServer::start_on(package, "localhost:0");
+        let addr = format!("localhost:{}", server.addr().port());
+        let said = hello_through_the_client(package, &addr);
+        assert_eq!(said, "Got: hello\n", "{package} on {addr}");
+    }
+}
+
+#[test]
+fn a_host_name_that_does_not_resolve_is_a_usage_error() {
+    for package in SERVING_STEPS {
+        for mode in ["serve", "client"] {
+            let transcript = run_step(package, &[mode, "no-such-host.invalid:3000"]);
+            assert_eq!(transcript.exit_code, Some(2), "{transcript}");
+            assert_eq!(transcript.stdout, "", "{transcript}");
+            let stderr = transcript.stderr.trim_end();
+            assert!(
+                stderr.starts_with("error: 'no-such-host.invalid:3000' is not an")
+                    && !stderr.contains('\n'),
+                "{transcript}"
+            );
+        }
+    }
+}
+
+/// The port the serve modes take when given no address.
+fn serve_default_port(package_dir: &str) -> u16 {
+    let main = read_text(&workspace_root().join(package_dir).join("src/main.rs"));
+    let line = main
+        .lines()
+        .find_map(|line| line.strip_prefix("const DEFAULT_ADDR: &str = \""))
+        .unwrap_or_else(|| panic!("{package_dir}/src/main.rs has no DEFAULT_ADDR"));
+    let addr = line.trim_end_matches("\";");
+    addr.rsplit_once(':')
+        .and_then(|(_, port)| port.parse().ok())
+        .unwrap_or_else(|| panic!("{package_dir}: no port in {addr:?}"))
+}
+
+/// The port an `mdbook serve` command line asks for, if it names one.
+fn mdbook_port(command: &str) -> Option<u16> {
+    let mut words = command.split_whitespace();
+    while let Some(word) = words.next() {
+        if let Some(port) = word.strip_prefix("--port=") {
+            return port.parse().ok();
+        }
+        if word == "--port" || word == "-p" {
+            return words.next()?.parse().ok();
+        }
+    }
+    None
+}
+
+/// Every Markdown file of the docs: the README, CONTRIBUTING and the book.
+fn docs() -> Vec<PathBuf> {
+    let root = workspace_root();
+    let mut docs = vec![root.join("README.md"), root.join("CONTRIBUTING.md")];
+    docs.extend(files_under(&root.join("book/src"), &["md"]));
+    docs
+}
+
+/// The README says to read the book beside the code, and to run the serve
+/// modes: `mdbook serve` must not take the port they take by default.
+#[test]
+fn the_docs_give_mdbook_a_port_the_serve_modes_leave_free() {
+    let taken: Vec<u16> = ["step04-select-echo", "step07-io", "step08-cancel"]
+        .map(serve_default_port)
+        .to_vec();
+    let mut found = 0;
+    let mut problems = Vec::new();
+    for doc in docs() {
+        for (number, line) in read_text(&doc).lines().enumerate() {
+            let Some(at) = line.find("mdbook serve") else {
+                continue;
+            };
+            found += 1;
+            let command = &line[at..];
+            let place = format!("{}:{}", doc.display(), number + 1);
+            match mdbook_port(command) {
+                None => problems.push(format!(
+                    "{place}: `{command}` takes mdBook's default port, 3000"
+                )),
+                Some(port) if taken.contains(&port) => problems.push(format!(
+                    "{place}: `{command}` takes the serve modes' port"
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    assert!(
+        found > 0,
+        "no `mdbook serve` in the docs: is this test stale?"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Text files under `dir` whose names end in one of `extensions`, skipping
+/// build output.
+fn files_under(dir: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return files;
+    };
+    for entry in entries {
+        let path = entry.expect("a readable folder").path();
+        let name = path
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or("");
+        if path.is_dir() {
+            if !matches!(name, "target" | ".git" | "node_modules" | "book") {
+                files.extend(files_under(&path, extensions));
+            }
+        } else if extensions
+            .iter()
+            .any(|ext| path.extension().is_some_and(|found| found == *ext))
+        {
+            files.push(path);
+        }
+    }
+    files.sort();
+    files
+}
+
+/// A reader cannot follow a reference to a tracker the repository does not
+/// ship: "the workloads of issue 7" says nothing to them.
+#[test]
+fn the_repository_speaks_only_of_itself() {
+    let root = workspace_root();
+    let this_file = root.join("tests/tests/shell.rs");
+    let mut problems = Vec::new();
+    let mut files = files_under(&root, &["md", "rs", "py", "toml", "yml", "sh"]);
+    files.extend(files_under(&root.join("book/src"), &["md"]));
+    files.push(root.join(".ci/run"));
+    for file in files.into_iter().filter(|file| *file != this_file) {
+        for (number, line) in read_text(&file).lines().enumerate() {
+            let words = line.to_lowercase();
+            let names_an_issue = words
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|word| word == "issue" || word == "issues");
+            if names_an_issue {
+                let place = file.strip_prefix(&root).unwrap_or(&file).display();
+                problems.push(format!("{place}:{}: {}", number + 1, line.trim()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
