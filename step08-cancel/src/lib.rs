@@ -29,7 +29,8 @@
 //!    `JoinError::Cancelled`. Otherwise step 7's loop.
 //! 6. `sleep.rs` **NEW, timers**: a dropped `Sleep` cancels its timer.
 //! 7. `timeout.rs` **NEW, timeout**: `timeout`, `TimedOut`.
-//! 8. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`.
+//! 8. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`, `async_io`
+//!    (a read dropped by `timeout` takes its waker back).
 //! 9. `net.rs` **NEW, servers**: `ConnectionTasks`, which cancels a
 //!    server's connections when `accept_clients`'s task is dropped.
 //! 10. `apps/mod.rs`: not the runtime: programs that run on it.

@@ -3,7 +3,7 @@
 //! accept loop the servers share, which survives running out of file
 //! descriptors and takes its connections with it when it is cancelled.
 
-use std::future::{self, Future};
+use std::future::Future;
 use std::io;
 use std::mem;
 use std::net::{Shutdown, SocketAddr};
@@ -55,10 +55,9 @@ impl TcpListener {
     /// Waits for the next client; returns its connection, on the loop too,
     /// and its address.
     pub async fn accept(&mut self) -> io::Result<(TcpStream, SocketAddr)> {
-        let (stream, peer) = future::poll_fn(|cx| {
-            self.poll_io(cx, Direction::Read, mio::net::TcpListener::accept)
-        })
-        .await?;
+        let (stream, peer) = self
+            .async_io(Direction::Read, mio::net::TcpListener::accept)
+            .await?;
         Ok((Socket::new(stream)?, peer))
     }
     // ANCHOR_END: accept
@@ -84,11 +83,8 @@ impl TcpStream {
     /// and returns a stream that is still connecting. The socket becomes
     /// writable once the handshake ends, however it ended.
     pub async fn connect(addr: SocketAddr) -> io::Result<TcpStream> {
-        let stream = Socket::new(mio::net::TcpStream::connect(addr)?)?;
-        future::poll_fn(|cx| {
-            stream.poll_io(cx, Direction::Write, finish_connecting)
-        })
-        .await?;
+        let mut stream = Socket::new(mio::net::TcpStream::connect(addr)?)?;
+        stream.async_io(Direction::Write, finish_connecting).await?;
         Ok(stream)
     }
     // ANCHOR_END: connect
