@@ -28,8 +28,8 @@
 //!    the future that calls it and takes the waker back when dropped;
 //!    `read`, `write`, `write_all`; and the `Drop` that deregisters.
 //! 8. `net.rs` **NEW**: `TcpListener::accept` (with `accept_waiting`),
-//!    `TcpStream::connect` (with `finish_connecting`), `socket_pair`, and `accept_clients`, the accept
-//!    loop the servers share.
+//!    `TcpStream::connect` (with `finish_connecting`), `socket_pair`, and
+//!    `accept_clients`, the accept loop the servers share.
 //! 9. `apps/mod.rs`: not the runtime: programs that run on it.
 //!    - `apps/echo.rs` **NEW**: step 4's echo server, a task per client.
 //!    - `apps/slow.rs` **NEW**: step 4's slow server, a task per request.
