@@ -20,16 +20,18 @@
 //! 2. `waker.rs`: step 6's, unchanged: task ids, `TaskWaker`, `WokenTasks`.
 //! 3. `join.rs`: step 6's, unchanged: `JoinHandle` and its `Reporter`.
 //! 4. `task.rs`: step 6's, unchanged: `Task` and `Tasks`.
-//! 5. `event_loop.rs`: step 6's, unchanged: the loop, whose `read_wait` and
+//! 5. `event_loop.rs`: step 6's: the loop, whose `read_wait` and
 //!    `write_wait` (step 4's) the reactor uses; `spawn`, `block_on`.
+//!    **NEW**: `stop_waiting`, which empties a socket's slot.
 //! 6. `sleep.rs`: step 6's, unchanged: `sleep`, `yield_now`.
 //! 7. `reactor.rs` **NEW**: `Socket`, a socket registered with the loop;
 //!    `poll_io`, which tries an operation and, on `WouldBlock`, leaves the
-//!    task's waker in a `read_wait` or `write_wait` callback; `read`,
-//!    `write`, `write_all`; and the `Drop` that deregisters.
-//! 8. `net.rs` **NEW**: `TcpListener::accept`, `TcpStream::connect` (with
-//!    `finish_connecting`), `socket_pair`, and `accept_clients`, the accept
-//!    loop the servers share.
+//!    task's waker in a `read_wait` or `write_wait` callback; `async_io`,
+//!    the future that calls it and takes the waker back when dropped;
+//!    `read`, `write`, `write_all`; and the `Drop` that deregisters.
+//! 8. `net.rs` **NEW**: `TcpListener::accept` (with `accept_waiting`),
+//!    `TcpStream::connect` (with `finish_connecting`), `socket_pair`, and
+//!    `accept_clients`, the accept loop the servers share.
 //! 9. `apps/mod.rs`: not the runtime: programs that run on it.
 //!    - `apps/echo.rs` **NEW**: step 4's echo server, a task per client.
 //!    - `apps/slow.rs` **NEW**: step 4's slow server, a task per request.

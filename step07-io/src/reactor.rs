@@ -14,8 +14,8 @@ use std::io::{self, Read, Write};
 use std::rc::{Rc, Weak};
 use std::task::{Context, Poll, Waker};
 
-use mio::Token;
 use mio::event::Source;
+use mio::{Interest, Token};
 
 use crate::event_loop::{EventLoop, running_loop};
 
@@ -71,8 +71,11 @@ impl<S: Source> Socket<S> {
     /// that came *before* the `WouldBlock` (reported while no one waited,
     /// and skipped) is not lost either: `operation` is always tried before
     /// waiting, and it would have succeeded. A wake-up with nothing behind
-    /// it (spurious) costs one more try and one more `WouldBlock`.
-    pub(crate) fn poll_io<T>(
+    /// it (spurious) costs one more try and one more `WouldBlock`. And a
+    /// future dropped while it waits takes its waker back (`async_io`): the
+    /// next future on the socket tries before it waits, and finds whatever
+    /// the dropped one would have.
+    fn poll_io<T>(
         &self,
         cx: &mut Context<'_>,
         direction: Direction,
@@ -96,8 +99,9 @@ impl<S: Source> Socket<S> {
     }
 
     /// Leaves `waker` with the loop, to be woken once the socket is ready
-    /// in `direction`. It replaces the waker of an earlier poll: one task
-    /// at a time reads, and one writes (`read` and `write` take `&mut self`).
+    /// in `direction`. It replaces the waker of an earlier poll of the same
+    /// future: one future at a time uses a socket (`async_io` takes
+    /// `&mut self`).
     fn wake_when_ready(
         &self,
         direction: Direction,
@@ -117,7 +121,54 @@ impl<S: Source> Socket<S> {
         Ok(())
     }
     // ANCHOR_END: reactor
+
+    // ANCHOR: async_io
+    /// Tries `operation` until the OS answers anything but `WouldBlock`,
+    /// waiting between tries for the socket to be ready in `direction`:
+    /// `poll_io` at each poll of the future.
+    ///
+    /// When the future is dropped, done or still waiting (a `timeout` ran
+    /// out, or another branch of a select won), `_waiting` takes its waker
+    /// back from the loop. Left there, it would wake a task that no longer
+    /// waits, and keep `run` turning for a waiter that is gone. The waker
+    /// it takes is always its own: `&mut self` makes this future the only
+    /// one waiting on the socket while it lives, and a socket made by
+    /// `try_clone` has a token, and slots, of its own.
+    pub(crate) async fn async_io<T>(
+        &mut self,
+        direction: Direction,
+        mut operation: impl FnMut(&S) -> io::Result<T>,
+    ) -> io::Result<T> {
+        let _waiting = Waiting {
+            socket: self,
+            direction,
+        };
+        future::poll_fn(|cx| self.poll_io(cx, direction, &mut operation)).await
+    }
+    // ANCHOR_END: async_io
 }
+
+// ANCHOR: waiting
+/// Lives as long as a future that may leave its waker with the loop, and
+/// takes that waker back when the future is dropped.
+struct Waiting<'a, S: Source> {
+    socket: &'a Socket<S>,
+    direction: Direction,
+}
+
+impl<S: Source> Drop for Waiting<'_, S> {
+    fn drop(&mut self) {
+        // No loop, no slot: it went with the loop (as in `Socket`'s drop).
+        if let Some(event_loop) = self.socket.event_loop.upgrade() {
+            let interest = match self.direction {
+                Direction::Read => Interest::READABLE,
+                Direction::Write => Interest::WRITABLE,
+            };
+            event_loop.stop_waiting(self.socket.token, interest);
+        }
+    }
+}
+// ANCHOR_END: waiting
 
 // ANCHOR: read_write
 /// Reading and writing, for the sockets that are streams of bytes.
@@ -132,19 +183,15 @@ where
     /// left over need no new readiness edge: the next `read` tries first,
     /// and gets them at once.
     pub async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        future::poll_fn(|cx| {
-            self.poll_io(cx, Direction::Read, |mut source| source.read(buf))
-        })
-        .await
+        self.async_io(Direction::Read, |mut source| source.read(buf))
+            .await
     }
 
     /// Waits until the socket's send buffer has room, then writes what fits
     /// of `bytes` and says how much that was.
     pub async fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        future::poll_fn(|cx| {
-            self.poll_io(cx, Direction::Write, |mut source| source.write(bytes))
-        })
-        .await
+        self.async_io(Direction::Write, |mut source| source.write(bytes))
+            .await
     }
     // ANCHOR_END: read_write
 

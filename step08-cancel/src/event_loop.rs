@@ -175,6 +175,18 @@ impl EventLoop {
             .waiters_for(token, |waiters| waiters.write.replace(Box::new(callback)));
         drop(replaced); // after the borrow, as in `deregister`
     }
+
+    /// Drops the callback waiting for the socket named `token` to be ready
+    /// for `interest` (readable, writable, or both), if one is: whoever left
+    /// it has stopped waiting. A socket already deregistered has none.
+    pub fn stop_waiting(&self, token: Token, interest: Interest) {
+        let removed = self.io_waiters.borrow_mut().get_mut(&token).map(|waiters| {
+            let read = interest.is_readable().then(|| waiters.read.take());
+            let write = interest.is_writable().then(|| waiters.write.take());
+            (read, write)
+        });
+        drop(removed); // after the borrow, as in `deregister`
+    }
     // ANCHOR_END: read_wait
 
     fn waiters_for<R>(

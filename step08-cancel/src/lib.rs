@@ -36,7 +36,8 @@
 //! 6. `sleep.rs`: step 7's. **NEW** (timers): a dropped `Sleep` cancels
 //!    its timer.
 //! 7. `timeout.rs` **NEW** (timeout): `timeout`, `TimedOut`.
-//! 8. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`.
+//! 8. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`, `async_io`
+//!    (a read dropped by `timeout` takes its waker back).
 //! 9. `net.rs`: step 7's. **NEW** (servers): `ConnectionTasks`, which
 //!    cancels a server's connections when `accept_clients`'s task is
 //!    dropped.

@@ -3,12 +3,13 @@
 //! accept loop the servers share, which survives running out of file
 //! descriptors and takes its connections with it when it is cancelled.
 
-use std::future::{self, Future};
+use std::future::Future;
 use std::io;
 use std::mem;
 use std::net::{Shutdown, SocketAddr};
 use std::time::Duration;
 
+use rustix::event::{PollFd, PollFlags, Timespec};
 use socket2::{Domain, Protocol, SockRef, Type};
 
 use crate::event_loop::spawn;
@@ -55,10 +56,7 @@ impl TcpListener {
     /// Waits for the next client; returns its connection, on the loop too,
     /// and its address.
     pub async fn accept(&mut self) -> io::Result<(TcpStream, SocketAddr)> {
-        let (stream, peer) = future::poll_fn(|cx| {
-            self.poll_io(cx, Direction::Read, mio::net::TcpListener::accept)
-        })
-        .await?;
+        let (stream, peer) = self.async_io(Direction::Read, accept_waiting).await?;
         Ok((Socket::new(stream)?, peer))
     }
     // ANCHOR_END: accept
@@ -84,11 +82,8 @@ impl TcpStream {
     /// and returns a stream that is still connecting. The socket becomes
     /// writable once the handshake ends, however it ended.
     pub async fn connect(addr: SocketAddr) -> io::Result<TcpStream> {
-        let stream = Socket::new(mio::net::TcpStream::connect(addr)?)?;
-        future::poll_fn(|cx| {
-            stream.poll_io(cx, Direction::Write, finish_connecting)
-        })
-        .await?;
+        let mut stream = Socket::new(mio::net::TcpStream::connect(addr)?)?;
+        stream.async_io(Direction::Write, finish_connecting).await?;
         Ok(stream)
     }
     // ANCHOR_END: connect
@@ -124,6 +119,38 @@ impl TcpStream {
         Socket::new(mio::net::TcpStream::from_std(clone.into()))
     }
 }
+
+// ANCHOR: accept_waiting
+/// Takes the next client from the backlog, as the reactor expects:
+/// `WouldBlock` while there is none.
+///
+/// The OS may say "none" with an error too: Linux gives a new connection
+/// its descriptor before it looks in the backlog, so with none left
+/// `accept` fails (`EMFILE`) though no client waits. Only when one waits
+/// is that a failure to accept it.
+fn accept_waiting(
+    listener: &mio::net::TcpListener,
+) -> io::Result<(mio::net::TcpStream, SocketAddr)> {
+    match listener.accept() {
+        Err(err) if failed(&err) && !client_waiting(listener) => {
+            Err(io::ErrorKind::WouldBlock.into())
+        }
+        accepted => accepted,
+    }
+}
+
+/// Whether a client waits in `listener`'s backlog. mio cannot say (its
+/// readiness is an edge, gone once reported), so this asks the OS with
+/// `poll(2)`, level-triggered and without waiting: a listener is readable
+/// while its backlog holds a client.
+fn client_waiting(listener: &mio::net::TcpListener) -> bool {
+    let mut asked = [PollFd::new(listener, PollFlags::IN)];
+    // If even asking fails, suppose one waits: the server pauses and says
+    // so, as it would without this question.
+    rustix::event::poll(&mut asked, Some(&Timespec::default()))
+        .map_or(true, |ready| ready > 0)
+}
+// ANCHOR_END: accept_waiting
 
 // ANCHOR: finish_connecting
 /// Says whether the handshake is over, as the reactor expects: `WouldBlock`
@@ -220,8 +247,8 @@ pub async fn accept_clients<F>(
             // A client that gave up while it waited in the backlog: that
             // says nothing about the next one. (A signal is retried inside.)
             Err(err) if aborted(&err) => {}
-            // The OS has no descriptor (EMFILE for this process, ENFILE for
-            // the system) or no memory left for the new connection. The
+            // A client waits, and the OS has no descriptor (EMFILE for this
+            // process, ENFILE for the system) or no memory left for it. The
             // client stays in the backlog, so no new readiness edge will come
             // for it, and a level-triggered loop would wake at once, forever,
             // burning a core. Descriptors come back only when connections
@@ -268,4 +295,12 @@ impl Drop for ConnectionTasks {
 
 fn aborted(err: &io::Error) -> bool {
     err.kind() == io::ErrorKind::ConnectionAborted
+}
+
+/// An error that is neither "nothing yet" nor "interrupted, try again".
+fn failed(err: &io::Error) -> bool {
+    !matches!(
+        err.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+    )
 }

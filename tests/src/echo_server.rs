@@ -49,6 +49,7 @@ macro_rules! echo_server_tests {
             a_client_that_never_reads_cannot_grow_the_servers_memory,
             an_idle_server_sleeps_even_with_clients_connected,
             running_out_of_descriptors_neither_crashes_nor_spins_and_service_resumes,
+            a_pause_is_announced_only_while_a_client_waits,
         ]);
     };
     (@each $server:expr, $module:path, [$($scenario:ident,)*]) => {
@@ -523,5 +524,61 @@ pub mod linux {
         assert!(server.stderr().contains("accepting clients again"));
         assert!(server.is_running());
         assert_eq!(exchange(server.addr(), b"later\n"), b"Got: later\n");
+    }
+
+    pub fn a_pause_is_announced_only_while_a_client_waits(echo: EchoServer) {
+        // Linux's `accept` fails with EMFILE once the server has no
+        // descriptor left, whether or not a client waits in the backlog.
+        const DESCRIPTORS: usize = 16;
+        const PAUSED: &str = "not accepting clients for now";
+        const RESUMED: &str = "accepting clients again";
+        // Long enough for a line the server writes before a reply to be
+        // read from its stderr once the reply has come.
+        const SETTLE: Duration = Duration::from_millis(300);
+        let limit = format!("--nofile={DESCRIPTORS}:{DESCRIPTORS}");
+        let server = RunningServer::start_under(echo.package, &["prlimit", &limit]);
+        let pid = server.pid();
+
+        // Clients one at a time, each answered, until the server holds
+        // every descriptor it may: it is full, and no one waits.
+        let mut answered = Vec::new();
+        while proc::lowest_free_descriptor(pid) < DESCRIPTORS {
+            assert!(answered.len() < DESCRIPTORS, "the server never filled up");
+            let mut client = connect(server.addr());
+            assert_eq!(ask(&mut client, "hello"), "Got: hello\n");
+            answered.push(client);
+        }
+        thread::sleep(SETTLE);
+        assert!(
+            !server.stderr().contains(PAUSED),
+            "a pause announced while no client waited: {}",
+            server.stderr()
+        );
+
+        // One more client waits in the backlog: now the pause is true.
+        let mut waiting = connect(server.addr());
+        waiting.write_all(b"let me in\n").expect("sent");
+        assert!(
+            eventually(PATIENCE, || server.stderr().contains(PAUSED)),
+            "a client waits, and no pause was announced: {}",
+            server.stderr()
+        );
+
+        // A descriptor comes back: the waiting client is taken, and then
+        // no one waits any more, though the server is full again.
+        drop(answered.pop());
+        let mut reply = [0; b"Got: let me in\n".len()];
+        waiting
+            .read_exact(&mut reply)
+            .expect("the waiting client's reply");
+        assert_eq!(&reply, b"Got: let me in\n");
+        assert!(eventually(PATIENCE, || server.stderr().contains(RESUMED)));
+        thread::sleep(SETTLE);
+        let stderr = server.stderr();
+        let (_, after_resuming) = stderr.split_once(RESUMED).expect("resumed");
+        assert!(
+            !after_resuming.contains(PAUSED),
+            "a pause announced right after resuming, with no client waiting: {stderr}"
+        );
     }
 }

@@ -190,6 +190,19 @@ pub mod proc {
             .count()
     }
 
+    /// The number the process's next new descriptor would get: it may open
+    /// none when that reaches its limit. (Counting them would not say: it
+    /// may have inherited descriptors numbered above its limit.)
+    pub fn lowest_free_descriptor(pid: u32) -> usize {
+        let open: Vec<usize> = fs::read_dir(format!("/proc/{pid}/fd"))
+            .expect("a live pid")
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+            .collect();
+        (0..=open.len())
+            .find(|n| !open.contains(n))
+            .expect("one of len + 1 numbers is free")
+    }
+
     /// A number from `/proc/<pid>/status`, its unit (if any) dropped.
     fn status_field(pid: u32, name: &str) -> u64 {
         let status =

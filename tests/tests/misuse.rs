@@ -6,7 +6,7 @@
 use std::any::Any;
 use std::future::{self, Future};
 use std::panic::{self, AssertUnwindSafe};
-use std::pin::Pin;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::task::{Context, Poll};
@@ -575,19 +575,38 @@ mod detaches {
     detach_misuse!(step07);
 }
 
+/// Polls `io` once, which must find nothing to do and wait, then drops it
+/// while it waits, as a `timeout` that runs out does.
+async fn drop_while_waiting<F: Future>(io: F) {
+    let mut io = pin!(io);
+    future::poll_fn(|cx| {
+        assert!(io.as_mut().poll(cx).is_pending(), "it did not wait");
+        Poll::Ready(())
+    })
+    .await;
+}
+
 /// Item 8: a read that is dropped while it waits takes its waker out of the
 /// socket's slot. Steps 7 and 8.
 macro_rules! io_misuse {
     ($step:ident) => {
         mod $step {
             use std::future::{self, Future};
+            use std::net::{Ipv4Addr, SocketAddr};
             use std::pin::pin;
             use std::rc::Rc;
             use std::task::Poll;
 
-            use ::$step::{EventLoop, socket_pair};
+            use ::$step::{
+                EventLoop, TcpListener, TcpStream, socket_pair, spawn, yield_now,
+            };
+            use workshop_tests::counted;
 
             use super::*;
+
+            /// Turns enough for readiness to reach a waiting waker, and for
+            /// the task it wakes to be polled.
+            const TURNS: usize = 4;
 
             #[test]
             fn a_read_dropped_while_it_waits_leaves_no_waiter() {
@@ -615,6 +634,64 @@ macro_rules! io_misuse {
                     drop(sockets);
                 });
             }
+
+            #[test]
+            fn a_read_dropped_while_it_waits_wakes_no_one_when_data_comes() {
+                let polls = within(HANG_LIMIT, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    lp.block_on(async {
+                        let (mut near, mut far) = socket_pair().unwrap();
+                        let (task, polls) = counted(async move {
+                            let mut buf = [0; 8];
+                            drop_while_waiting(near.read(&mut buf)).await;
+                            // Waits for nothing now, the socket least of all.
+                            future::pending::<()>().await;
+                        });
+                        let _task = spawn(task);
+                        yield_now().await;
+                        assert_eq!(polls.get(), 1, "the task never ran");
+                        far.write_all(b"late").await.unwrap();
+                        for _ in 0..TURNS {
+                            yield_now().await;
+                        }
+                        polls.get()
+                    })
+                    .unwrap()
+                });
+                assert_eq!(polls, 1, "data for a dropped read woke its task");
+            }
+
+            /// The waker a dropped read takes back is its own: a read on the
+            /// original stream still wakes when a read on its clone is
+            /// dropped.
+            #[test]
+            fn a_read_dropped_on_a_clone_leaves_the_original_s_reader_waiting() {
+                let read = within(HANG_LIMIT, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    lp.block_on(async {
+                        let loopback = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
+                        let mut listener = TcpListener::bind(loopback).unwrap();
+                        let connecting = spawn(TcpStream::connect(
+                            listener.local_addr().unwrap(),
+                        ));
+                        let (mut original, _) = listener.accept().await.unwrap();
+                        let mut client = connecting.await.unwrap().unwrap();
+                        let mut clone = original.try_clone().unwrap();
+                        let reading = spawn(async move {
+                            let mut buf = [0; 8];
+                            let n = original.read(&mut buf).await.unwrap();
+                            buf[..n].to_vec()
+                        });
+                        yield_now().await; // the original's reader waits
+                        let mut buf = [0; 8];
+                        drop_while_waiting(clone.read(&mut buf)).await;
+                        client.write_all(b"hi").await.unwrap();
+                        reading.await.unwrap()
+                    })
+                    .unwrap()
+                });
+                assert_eq!(read, b"hi");
+            }
         }
     };
 }
@@ -624,4 +701,30 @@ mod sockets {
 
     io_misuse!(step07);
     io_misuse!(step08);
+
+    /// Item 8 as `timeout` meets it: a read that timed out leaves no waiter.
+    #[test]
+    fn step08_a_timeout_around_a_read_leaves_no_waiter() {
+        use std::rc::Rc;
+        use std::time::Duration;
+
+        use ::step08::{EventLoop, socket_pair, timeout};
+
+        within(HANG_LIMIT, || {
+            let lp = Rc::new(EventLoop::new().unwrap());
+            let sockets = lp
+                .block_on(async {
+                    let (mut near, far) = socket_pair().unwrap();
+                    let mut buf = [0; 8];
+                    let read =
+                        timeout(Duration::from_millis(1), near.read(&mut buf));
+                    assert!(read.await.is_err(), "a read with nothing sent ended");
+                    (near, far)
+                })
+                .unwrap();
+            // `run` returns at once: nothing waits for the socket.
+            lp.run().unwrap();
+            drop(sockets);
+        });
+    }
 }

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::future::{self, Future};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr};
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::sync::mpsc;
 use std::task::Poll;
@@ -15,8 +15,7 @@ use std::thread;
 use std::time::Duration;
 
 use step07::{
-    EventLoop, LocalStream, TcpListener, TcpStream, sleep, socket_pair, spawn,
-    yield_now,
+    EventLoop, TcpListener, TcpStream, sleep, socket_pair, spawn, yield_now,
 };
 use workshop_tests::{HANG_LIMIT, counted, within};
 
@@ -291,17 +290,22 @@ fn a_wake_up_already_queued_for_a_dropped_socket_goes_to_its_own_task_only() {
         let inner = Rc::clone(&lp);
         let polls_of_new = lp
             .block_on(async move {
-                let (old, mut old_peer) = socket_pair().unwrap();
-                let old = Rc::new(RefCell::new(Some(old)));
-                // Waits once to read the old socket (its waker is left with
-                // the loop), then ends when that wake-up comes.
-                let waiter = spawn(wait_once_to_read(Rc::clone(&old)));
+                let (mut old, mut old_peer) = socket_pair().unwrap();
+                let old_read: DroppableRead =
+                    Rc::new(RefCell::new(Some(Box::pin(async move {
+                        let mut buf = [0; 16];
+                        let _ = old.read(&mut buf).await;
+                    }))));
+                // Waits once in the old socket's read (its waker is left
+                // with the loop), then ends when that wake-up comes.
+                let waiter = spawn(wait_once_in(Rc::clone(&old_read)));
                 yield_now().await; // the waiter has waited
 
-                // Dropped by a callback that runs at the start of the next
-                // turn, after that turn's poll has already queued the old
-                // socket's wake-up (its bytes are being written now).
-                inner.call_soon(move |_| drop(old.take()));
+                // The read, and the socket with it, are dropped by a callback
+                // that runs at the start of the next turn, after that turn's
+                // poll has already queued the old socket's wake-up (its bytes
+                // are being written now).
+                inner.call_soon(move |_| drop(old_read.take()));
                 old_peer.write_all(b"for the old one").await.unwrap();
 
                 let (mut new, mut new_peer) = socket_pair().unwrap();
@@ -325,19 +329,21 @@ fn a_wake_up_already_queued_for_a_dropped_socket_goes_to_its_own_task_only() {
     });
 }
 
-/// Polls a read of `socket` once, so the loop keeps this task's waker for
-/// it, and completes when woken.
-async fn wait_once_to_read(socket: Rc<RefCell<Option<LocalStream>>>) {
+/// A read that owns its socket, where a callback can drop it while it waits.
+type DroppableRead = Rc<RefCell<Option<Pin<Box<dyn Future<Output = ()>>>>>>;
+
+/// Polls `read` once, so the loop keeps this task's waker for it, and
+/// completes when woken.
+async fn wait_once_in(read: DroppableRead) {
     let mut waited = false;
     future::poll_fn(|cx| {
         if waited {
             return Poll::Ready(());
         }
         waited = true;
-        let mut socket = socket.borrow_mut();
-        let mut buf = [0; 16];
-        let read = pin!(socket.as_mut().unwrap().read(&mut buf));
-        assert!(read.poll(cx).is_pending());
+        let mut read = read.borrow_mut();
+        let read = read.as_mut().expect("not dropped before its first poll");
+        assert!(read.as_mut().poll(cx).is_pending());
         Poll::Pending
     })
     .await;

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use mio::Token;
 use mio::net::{TcpListener, TcpStream};
+use rustix::event::{PollFd, PollFlags, Timespec};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::event_loop::EventLoop;
@@ -121,8 +122,11 @@ fn accept_clients(lp: &EventLoop, acceptor: Rc<Acceptor>) {
                 }
                 (acceptor.on_client)(lp, stream);
             }
-            // The backlog is empty: wait for the next client.
-            Err(err) if would_block(&err) => {
+            // The backlog is empty: wait for the next client. `WouldBlock`
+            // says so, but so may an error: Linux gives a new connection
+            // its descriptor before it looks in the backlog, so with none
+            // left `accept` fails (`EMFILE`) though no client waits.
+            Err(err) if would_block(&err) || !client_waiting(&acceptor) => {
                 let token = acceptor.token;
                 lp.read_wait(token, move |lp| accept_clients(lp, acceptor));
                 return;
@@ -130,8 +134,8 @@ fn accept_clients(lp: &EventLoop, acceptor: Rc<Acceptor>) {
             // A signal, or a client that gave up while it waited in the
             // backlog: neither says anything about the next client.
             Err(err) if interrupted(&err) || aborted(&err) => {}
-            // The OS has no descriptor (EMFILE for this process, ENFILE for
-            // the system) or no memory left for the new connection. The
+            // A client waits, and the OS has no descriptor (EMFILE for this
+            // process, ENFILE for the system) or no memory left for it. The
             // client stays in the backlog, so no new readiness edge will come
             // for it, and a level-triggered loop would wake at once, forever,
             // burning a core. Descriptors come back only when connections
@@ -146,6 +150,19 @@ fn accept_clients(lp: &EventLoop, acceptor: Rc<Acceptor>) {
             }
         }
     }
+}
+
+/// Whether a client waits in the listener's backlog. mio cannot say (its
+/// readiness is an edge, gone once reported), so this asks the OS with
+/// `poll(2)`, level-triggered and without waiting: a listener is readable
+/// while its backlog holds a client.
+fn client_waiting(acceptor: &Acceptor) -> bool {
+    let listener = acceptor.listener.borrow();
+    let mut asked = [PollFd::new(&*listener, PollFlags::IN)];
+    // If even asking fails, suppose one waits: the server pauses and says
+    // so, as it would without this question.
+    rustix::event::poll(&mut asked, Some(&Timespec::default()))
+        .map_or(true, |ready| ready > 0)
 }
 // ANCHOR_END: accept_clients
 
