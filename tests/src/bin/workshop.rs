@@ -7,6 +7,7 @@
 //! track on a copy of the repository, for CI.
 
 use std::env;
+use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -40,7 +41,8 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         env::current_dir().map_err(|err| format!("no current folder: {err}"))?;
     match words.as_slice() {
         ["start", n] => {
-            start(&Step::find(&find_root(&here)?, n)?).map(|()| ExitCode::SUCCESS)
+            println!("{}", start(&Step::find(&find_root(&here)?, n)?)?);
+            Ok(ExitCode::SUCCESS)
         }
         ["check", n] => {
             let step = Step::find(&find_root(&here)?, n)?;
@@ -218,7 +220,9 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 // ---------------------------------------------------------------------------
 // start, reset, status
 
-fn start(step: &Step) -> Result<(), String> {
+/// Blanks the step's marked functions, keeping what was there; says what
+/// to write.
+fn start(step: &Step) -> Result<String, String> {
     let n = step.number;
     if step.is_started() {
         return Err(format!(
@@ -240,22 +244,24 @@ fn start(step: &Step) -> Result<(), String> {
         write(&step.state().join("started").join(file), &text)?;
         write(&step.dir().join(file), &text)?;
     }
-    println!(
-        "Step {n} started: {} functions are yours to write, in this order:",
+    let mut out = format!(
+        "Step {n} started: {} functions are yours to write, in this order:\n",
         marked.len()
     );
     for marked in &marked {
-        println!(
-            "  {}. {:<34} {}/{}  (chapter {n}, \"{}\")",
-            marked.order, marked.function, step.folder, marked.file, marked.section
+        let _ = writeln!(
+            out,
+            "  {}. {:<36} {}/{}:{}",
+            marked.order, marked.function, step.folder, marked.file, marked.line
         );
     }
-    println!(
-        "\nChapter {n}'s \"Build it\" section walks you through them.\n\
-         `cargo workshop check {n}` says which to write next; \
-         `cargo workshop reset {n}` puts the step back as it was."
+    let _ = write!(
+        out,
+        "\nChapter {n}'s section \"Build it\" walks you through them.\n\
+         `cargo workshop check {n}` says which to write next and which test \
+         shows it;\n`cargo workshop reset {n}` puts the step back as it was."
     );
-    Ok(())
+    Ok(out)
 }
 
 /// Puts the step back as `start` found it; with work in it, only if `force`.
@@ -408,6 +414,8 @@ struct Checked {
     next: Option<String>,
     /// `file::name` of every test that failed.
     failed: Vec<String>,
+    /// Whether a failed test panicked at the `todo!()` of `next`.
+    at_its_todo: bool,
     report: String,
 }
 
@@ -469,6 +477,7 @@ fn check(step: &Step, target_dir: Option<&Path>) -> Result<Checked, String> {
             passed: false,
             next: None,
             failed: Vec::new(),
+            at_its_todo: false,
             report: format!(
                 "Step {n} does not compile yet. The first error:\n\n{}\n\n\
                  (`cargo build -p step{n:02}` shows them all.)",
@@ -486,16 +495,45 @@ fn check(step: &Step, target_dir: Option<&Path>) -> Result<Checked, String> {
         let output = cargo(&args)?;
         let stdout = String::from_utf8_lossy(&output.stdout);
         let (passed, failed) = parse_results(file, &stdout);
-        passed_count += passed;
-        if !output.status.success() && failed.is_empty() {
-            failures.push(Failure {
-                test: format!("{file}::*"),
-                message: tail(&format!(
-                    "{stdout}{}",
-                    String::from_utf8_lossy(&output.stderr)
-                )),
-            });
+        if !stdout.contains("\ntest result:") {
+            // A test aborted the whole binary (a panic in a destructor while
+            // unwinding from a `todo!()`), taking the other tests with it:
+            // run each test that has no result yet on its own.
+            let reported: Vec<String> = passed
+                .iter()
+                .cloned()
+                .chain(failed.iter().map(|f| f.test.clone()))
+                .collect();
+            let mut list_args = args.clone();
+            list_args.push("--list");
+            let listed = cargo(&list_args)?;
+            let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+            for name in listed
+                .lines()
+                .filter_map(|line| line.strip_suffix(": test"))
+            {
+                let test = format!("{file}::{name}");
+                if reported.contains(&test) {
+                    continue;
+                }
+                let alone =
+                    cargo(&["--test", file, "--", "--exact", name, "--nocapture"])?;
+                if alone.status.success() {
+                    passed_count += 1;
+                } else {
+                    let printed = format!(
+                        "{}{}",
+                        String::from_utf8_lossy(&alone.stdout),
+                        String::from_utf8_lossy(&alone.stderr)
+                    );
+                    failures.push(Failure {
+                        test,
+                        message: panic_lines(&printed),
+                    });
+                }
+            }
         }
+        passed_count += passed.len();
         failures.extend(failed);
     }
     Ok(judge(step, &marked, &failures, passed_count))
@@ -518,6 +556,7 @@ fn judge(
             passed: true,
             next: None,
             failed,
+            at_its_todo: false,
             report: format!(
                 "Step {n} passes: all {passed} of its tests. {}",
                 if step.is_started() {
@@ -542,7 +581,18 @@ fn judge(
         let shown = failures.iter().find(|f| f.test == m.test);
         let where_ = format!("{}/{}, below line {}", step.folder, m.file, m.line);
         if blank(m) {
-            let evidence = match shown {
+            // A test that panics at this very `todo!()` shows it best; the
+            // marker's own test may first hit a later blank function.
+            let own = failures
+                .iter()
+                .find(|f| f.test == m.test && f.message.contains(&m.todo_message()))
+                .or_else(|| {
+                    failures
+                        .iter()
+                        .find(|f| f.message.contains(&m.todo_message()))
+                })
+                .or(shown);
+            let evidence = match own {
                 Some(f) => format!("{} fails:\n\n{}", f.test, indent(&f.message)),
                 None => format!("{} shows it once it compiles and runs", m.test),
             };
@@ -550,6 +600,8 @@ fn judge(
                 passed: false,
                 next: Some(m.function.clone()),
                 failed,
+                at_its_todo: own
+                    .is_some_and(|f| f.message.contains(&m.todo_message())),
                 report: format!(
                     "Next: write `{}` ({where_}).\nRead chapter {n}, section \"{}\".\n\
                      The test that shows it: {evidence}\n\n{} Check again with \
@@ -566,6 +618,7 @@ fn judge(
                 passed: false,
                 next: Some(m.function.clone()),
                 failed,
+                at_its_todo: false,
                 report: format!(
                     "Your `{}` ({where_}) is not right yet.\nRead chapter {n}, \
                      section \"{}\" again. {} fails:\n\n{}",
@@ -582,6 +635,7 @@ fn judge(
         passed: false,
         next: None,
         failed: failed.clone(),
+        at_its_todo: false,
         report: format!(
             "{} of step {n}'s tests fail{}. The first, {}:\n\n{}",
             failed.len(),
@@ -592,12 +646,14 @@ fn judge(
     }
 }
 
-/// The passed count and the failures in libtest's output for `file`.
-fn parse_results(file: &str, stdout: &str) -> (usize, Vec<Failure>) {
+/// The tests that passed (`file::name`) and those that failed, with what
+/// they printed, in libtest's output for `file`.
+fn parse_results(file: &str, stdout: &str) -> (Vec<String>, Vec<Failure>) {
     let passed = stdout
         .lines()
-        .filter(|line| line.starts_with("test ") && line.ends_with(" ... ok"))
-        .count();
+        .filter_map(|line| line.strip_prefix("test ")?.strip_suffix(" ... ok"))
+        .map(|name| format!("{file}::{name}"))
+        .collect();
     let mut failures = Vec::new();
     for line in stdout.lines() {
         let Some(name) = line
@@ -630,6 +686,23 @@ fn parse_results(file: &str, stdout: &str) -> (usize, Vec<Failure>) {
         });
     }
     (passed, failures)
+}
+
+/// The panics in the output of a test that ran alone: each `panicked at`
+/// line and the message after it.
+fn panic_lines(printed: &str) -> String {
+    let lines: Vec<&str> = printed.lines().collect();
+    let mut found: Vec<&str> = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        if line.contains(" panicked at ") {
+            found.extend(lines[index..].iter().take(2));
+        }
+    }
+    if found.is_empty() {
+        tail(printed)
+    } else {
+        found.join("\n")
+    }
 }
 
 /// The first `error` block in Cargo's output.
@@ -740,6 +813,13 @@ fn verify_step(
                 expected.function, expected.test, checked.failed
             ));
         }
+        if !checked.at_its_todo {
+            return Err(format!(
+                "with `{}` blank, no test stops at its `todo!()`: a later \
+                 function runs first, so put that one earlier in the track:\n{}",
+                expected.function, checked.report
+            ));
+        }
         write_back(step, expected)?;
     }
     let checked = check(step, Some(target))?;
@@ -757,7 +837,15 @@ fn verify_step(
     reset(step, true)?;
     let (now, committed) = (all_files(&step.dir()), all_files(&original.dir()));
     if now != committed {
-        return Err(format!("after reset, step {n} is not as committed"));
+        let differ: Vec<&str> = now
+            .iter()
+            .chain(&committed)
+            .filter(|file| !(now.contains(file) && committed.contains(file)))
+            .map(|(name, _)| name.as_str())
+            .collect();
+        return Err(format!(
+            "after reset, step {n} is not as committed: {differ:?}"
+        ));
     }
     Ok(authors.len())
 }
