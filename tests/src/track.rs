@@ -11,6 +11,7 @@
 //! section of which chapter explains it, and which test (file and name)
 //! fails while the function is blank.
 
+use std::fmt::Write as _;
 use std::fs;
 use std::ops::Range;
 use std::path::Path;
@@ -54,10 +55,17 @@ impl Marked {
     }
 }
 
+/// What a marker line says, before the function below it is found.
+struct MarkerLine {
+    order: usize,
+    total: usize,
+    chapter: u32,
+    section: String,
+    failing_test: String,
+}
+
 /// The fields of a marker line, or `None` for a line that is not one.
-fn parse_marker(
-    line: &str,
-) -> Option<Result<(usize, usize, u32, String, String), String>> {
+fn parse_marker(line: &str) -> Option<Result<MarkerLine, String>> {
     let rest = line.trim_start().strip_prefix(MARKER)?;
     Some(parse_marker_fields(rest).ok_or_else(|| {
         format!(
@@ -68,7 +76,7 @@ fn parse_marker(
     }))
 }
 
-fn parse_marker_fields(rest: &str) -> Option<(usize, usize, u32, String, String)> {
+fn parse_marker_fields(rest: &str) -> Option<MarkerLine> {
     let (place, rest) = rest.split_once(": chapter ")?;
     let (order, total) = place.split_once('/')?;
     let (chapter, rest) = rest.split_once(", \"")?;
@@ -77,13 +85,13 @@ fn parse_marker_fields(rest: &str) -> Option<(usize, usize, u32, String, String)
     if !test.contains("::") || test.contains(' ') {
         return None;
     }
-    Some((
-        order.parse().ok()?,
-        total.parse().ok()?,
-        chapter.parse().ok()?,
-        section.to_owned(),
-        test.to_owned(),
-    ))
+    Some(MarkerLine {
+        order: order.parse().ok()?,
+        total: total.parse().ok()?,
+        chapter: chapter.parse().ok()?,
+        section: section.to_owned(),
+        failing_test: test.to_owned(),
+    })
 }
 
 /// The marked functions in one file's text, in file order.
@@ -98,8 +106,7 @@ pub fn markers_in(file: &str, text: &str) -> Result<Vec<Marked>, String> {
             continue;
         };
         let at = format!("{file}:{}", index + 1);
-        let (order, total, chapter, section, test) =
-            fields.map_err(|err| format!("{at}: {err}"))?;
+        let fields = fields.map_err(|err| format!("{at}: {err}"))?;
         let (name, body) = marked_function(text, start + line.len())
             .map_err(|err| format!("{at}: {err}"))?;
         let function = match enclosing_impl(&lines[..index]) {
@@ -109,11 +116,11 @@ pub fn markers_in(file: &str, text: &str) -> Result<Vec<Marked>, String> {
         found.push(Marked {
             file: file.to_owned(),
             line: index + 1,
-            order,
-            total,
-            chapter,
-            section,
-            test,
+            order: fields.order,
+            total: fields.total,
+            chapter: fields.chapter,
+            section: fields.section,
+            test: fields.failing_test,
             function,
             body,
         });
@@ -311,10 +318,7 @@ pub fn blanked(text: &str, marked: &[&Marked]) -> String {
             .take_while(|c| *c == ' ')
             .collect();
         out.push_str(&text[from..marked.body.start]);
-        out.push_str(&format!(
-            "{{\n{indent}    {}\n{indent}}}",
-            marked.todo_call()
-        ));
+        let _ = write!(out, "{{\n{indent}    {}\n{indent}}}", marked.todo_call());
         from = marked.body.end;
     }
     out.push_str(&text[from..]);

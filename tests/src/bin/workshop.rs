@@ -10,7 +10,7 @@ use std::env;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::{Command, ExitCode, Output};
 use std::time::Instant;
 
 use workshop_tests::track::{self, Marked};
@@ -497,46 +497,60 @@ fn check(step: &Step, target_dir: Option<&Path>) -> Result<Checked, String> {
         let (passed, failed) = parse_results(file, &stdout);
         if !stdout.contains("\ntest result:") {
             // A test aborted the whole binary (a panic in a destructor while
-            // unwinding from a `todo!()`), taking the other tests with it:
-            // run each test that has no result yet on its own.
+            // unwinding from a `todo!()`), taking the other tests with it.
             let reported: Vec<String> = passed
                 .iter()
                 .cloned()
                 .chain(failed.iter().map(|f| f.test.clone()))
                 .collect();
-            let mut list_args = args.clone();
-            list_args.push("--list");
-            let listed = cargo(&list_args)?;
-            let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
-            for name in listed
-                .lines()
-                .filter_map(|line| line.strip_suffix(": test"))
-            {
-                let test = format!("{file}::{name}");
-                if reported.contains(&test) {
-                    continue;
-                }
-                let alone =
-                    cargo(&["--test", file, "--", "--exact", name, "--nocapture"])?;
-                if alone.status.success() {
-                    passed_count += 1;
-                } else {
-                    let printed = format!(
-                        "{}{}",
-                        String::from_utf8_lossy(&alone.stdout),
-                        String::from_utf8_lossy(&alone.stderr)
-                    );
-                    failures.push(Failure {
-                        test,
-                        message: panic_lines(&printed),
-                    });
-                }
-            }
+            let (more_passed, more_failed) =
+                run_alone(&cargo, file, &args, &reported)?;
+            passed_count += more_passed;
+            failures.extend(more_failed);
         }
         passed_count += passed.len();
         failures.extend(failed);
     }
     Ok(judge(step, &marked, &failures, passed_count))
+}
+
+/// Runs each test of `file` (listed with `args`) that has no result yet
+/// on its own: how many passed, and the failures with their panics.
+fn run_alone(
+    cargo: &dyn Fn(&[&str]) -> Result<Output, String>,
+    file: &str,
+    args: &[&str],
+    reported: &[String],
+) -> Result<(usize, Vec<Failure>), String> {
+    let mut list_args = args.to_vec();
+    list_args.push("--list");
+    let listed = String::from_utf8_lossy(&cargo(&list_args)?.stdout).into_owned();
+    let mut passed = 0;
+    let mut failures = Vec::new();
+    for name in listed
+        .lines()
+        .filter_map(|line| line.strip_suffix(": test"))
+    {
+        let test = format!("{file}::{name}");
+        if reported.contains(&test) {
+            continue;
+        }
+        let alone = cargo(&["--test", file, "--", "--exact", name, "--nocapture"])?;
+        if alone.status.success() {
+            passed += 1;
+        } else {
+            let printed = format!(
+                "{}{}",
+                String::from_utf8_lossy(&alone.stdout),
+                String::from_utf8_lossy(&alone.stderr)
+            );
+            failures.push(Failure {
+                test,
+                message: panic_lines(&printed),
+            });
+        }
+    }
+    Ok((passed, failures))
 }
 
 /// The verdict: all passed, or the one function to write or fix next.
@@ -766,7 +780,9 @@ fn verify(root: &Path, numbers: &[&str]) -> Result<ExitCode, String> {
         let seconds = step_began.elapsed().as_secs();
         match outcome {
             Ok(count) => {
-                println!("step {n}: track of {count} functions proved ({seconds} s)")
+                println!(
+                    "step {n}: track of {count} functions proved ({seconds} s)"
+                );
             }
             Err(problem) => {
                 println!("step {n}: FAILED ({seconds} s)\n{}", indent(&problem));
