@@ -118,7 +118,7 @@ impl EventLoop {
     }
     // ANCHOR_END: register
 
-    // BUILD 3/3: chapter 4, "The idea"; test step04_loop::a_socket_wakes_the_loop_long_before_the_next_timer
+    // BUILD 2/3: chapter 4, "The idea"; test step04_loop::a_socket_wakes_the_loop_long_before_the_next_timer
     // ANCHOR: read_wait
     /// Runs `callback` once the socket named `token` becomes readable (or
     /// closed, or failed: reading is how the callback finds out which).
@@ -197,7 +197,7 @@ impl EventLoop {
     }
     // ANCHOR_END: wait_time
 
-    // BUILD 2/3: chapter 4, "The idea"; test step04_loop::a_timer_fires_on_time_while_a_socket_waits_and_waiting_costs_no_cpu
+    // BUILD 3/3: chapter 4, "The idea"; test step04_loop::a_timer_fires_on_time_while_a_socket_waits_and_waiting_costs_no_cpu
     // ANCHOR: wait_for_io
     /// Blocks in the OS until a registered socket is ready or `timeout` runs
     /// out, then moves the callbacks waiting on each ready socket to the
