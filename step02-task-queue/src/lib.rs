@@ -33,11 +33,13 @@ impl EventLoop {
         }
     }
 
+    // BUILD 1/3: chapter 2, "The idea"; test step02_callbacks::a_callback_scheduled_by_a_callback_runs_after_those_already_queued
     /// Schedules `callback` to run after everything already in the queue.
     pub fn call_soon(&self, callback: impl FnOnce(&EventLoop) + 'static) {
         self.ready.borrow_mut().push_back(Box::new(callback));
     }
 
+    // BUILD 2/3: chapter 2, "The idea"; test step02_callbacks::self_rescheduling_callbacks_take_turns
     /// Runs callbacks, oldest first, until none is left.
     pub fn run(&self) {
         while let Some(callback) = self.next_ready() {
@@ -45,6 +47,7 @@ impl EventLoop {
         }
     }
 
+    // BUILD 3/3: chapter 2, "The idea"; test step02_callbacks::run_returns_once_the_queue_is_empty
     /// Takes the next callback off the queue. The queue's borrow ends when
     /// this returns, so the callback is free to call `call_soon` itself.
     fn next_ready(&self) -> Option<Callback> {

@@ -60,6 +60,7 @@ impl EventLoop {
         self.call_at(deadline_after(delay), callback);
     }
 
+    // BUILD 1/5: chapter 3, "The idea"; test step03_timers::a_timer_scheduled_from_a_callback_counts_its_delay_from_then
     /// Schedules `callback` to run once the clock reaches `deadline`.
     /// Callbacks given the same deadline run in the order they were given.
     pub fn call_at(
@@ -98,6 +99,7 @@ impl EventLoop {
         !self.ready.borrow().is_empty() || !self.timers.borrow().is_empty()
     }
 
+    // BUILD 3/5: chapter 3, "The idea"; test step03_timers::concurrent_sleeps_take_the_longest_not_the_sum
     // ANCHOR: wait_time
     /// How long the loop may wait for something to happen: not at all when a
     /// callback is ready, until the earliest deadline when a timer waits, and
@@ -112,6 +114,7 @@ impl EventLoop {
     }
     // ANCHOR_END: wait_time
 
+    // BUILD 4/5: chapter 3, "The idea"; test step03_timers::a_deadline_already_passed_fires_at_once_and_before_later_ones
     // ANCHOR: due_timers
     /// Moves every timer whose deadline has passed to the ready queue, earliest
     /// first; timers with equal deadlines keep the order they were scheduled in.
@@ -126,6 +129,7 @@ impl EventLoop {
     }
     // ANCHOR_END: due_timers
 
+    // BUILD 5/5: chapter 3, "The idea"; test step03_timers::a_callback_that_keeps_rescheduling_itself_does_not_starve_timers
     // ANCHOR: run_ready
     /// Runs the callbacks that are ready at the start of this turn. Callbacks
     /// they schedule wait for the next turn, so a callback that keeps
@@ -199,6 +203,7 @@ struct Timer {
 }
 
 impl Ord for Timer {
+    // BUILD 2/5: chapter 3, "The idea"; test step03_timers::many_timers_fire_in_deadline_order_with_ties_in_scheduling_order
     fn cmp(&self, other: &Self) -> Ordering {
         (other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))
     }

@@ -84,6 +84,7 @@ impl EventLoop {
     }
     // ANCHOR_END: call_later
 
+    // BUILD 1/3: chapter 4, "The idea"; test step04_loop::tokens_are_never_reused
     // ANCHOR: register
     /// Hands `source` (a socket) to the OS poller and returns the token that
     /// names it in `read_wait`, `write_wait` and `deregister`.
@@ -119,6 +120,7 @@ impl EventLoop {
     }
     // ANCHOR_END: register
 
+    // BUILD 2/3: chapter 4, "The idea"; test step04_loop::a_socket_wakes_the_loop_long_before_the_next_timer
     // ANCHOR: read_wait
     /// Runs `callback` once the socket named `token` becomes readable (or
     /// closed, or failed: reading is how the callback finds out which).
@@ -198,6 +200,7 @@ impl EventLoop {
     }
     // ANCHOR_END: wait_time
 
+    // BUILD 3/3: chapter 4, "The idea"; test step04_loop::a_timer_fires_on_time_while_a_socket_waits_and_waiting_costs_no_cpu
     // ANCHOR: wait_for_io
     /// Blocks in the OS until a registered socket is ready or `timeout` runs
     /// out, then moves the callbacks waiting on each ready socket to the

@@ -263,6 +263,7 @@ impl EventLoop {
     }
     // ANCHOR_END: due_timers
 
+    // BUILD 2/4: chapter 5, "The idea"; test step05_tasks::block_on_returns_what_its_future_returns
     // ANCHOR: woken_to_ready
     /// Queues one poll for each task woken since the last turn, in the order
     /// they were woken. Polling a task is a callback like any other.

@@ -60,6 +60,7 @@ impl Tasks {
     }
     // ANCHOR_END: spawn
 
+    // BUILD 3/4: chapter 5, "The idea"; test step05_tasks::tasks_take_turns_in_the_order_they_were_spawned
     // ANCHOR: poll_task
     /// Polls the task `id` once: the callback a wake-up queues.
     ///

@@ -236,6 +236,7 @@ impl EventLoop {
             || self.tasks.any_woken()
     }
 
+    // BUILD 1/5: chapter 8, "The idea"; test step08_timers::the_sweep_follows_asyncios_rule_more_than_100_and_more_than_half
     // ANCHOR: compaction
     /// Takes cancelled timers off the heap before the loop looks at it, as
     /// asyncio's `_run_once` does. Usually only those on top are popped: a
@@ -581,6 +582,7 @@ pub struct TimerHandle {
 }
 
 impl TimerHandle {
+    // BUILD 2/5: chapter 8, "The idea"; test step08_timers::a_cancelled_timer_never_fires_and_the_loop_does_not_wait_for_it
     /// Cancels the timer. Says whether it did: `false` when the timer has
     /// fired or been cancelled already.
     pub fn cancel(&self) -> bool {

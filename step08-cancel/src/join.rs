@@ -83,6 +83,7 @@ impl<T> Future for JoinHandle<T> {
 
 // ANCHOR: cancel
 impl<T> JoinHandle<T> {
+    // BUILD 3/5: chapter 8, "The idea"; test step08_cancel::cancelling_a_finished_task_cancels_nothing_and_keeps_its_value
     /// Cancels the task: the loop drops its future instead of polling it
     /// again. The task stops at the `.await` where it waits, its destructors
     /// run, and awaiting this handle gives `JoinError::Cancelled` (or

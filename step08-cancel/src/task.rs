@@ -100,6 +100,7 @@ impl Tasks {
     }
     // ANCHOR_END: poll_task
 
+    // BUILD 5/5: chapter 8, "The idea"; test step08_cancel::a_task_cancelled_before_its_first_poll_is_never_polled
     // ANCHOR: safe_point
     /// Drops a cancelled task's future: the safe point `cancel` waits for.
     ///

@@ -3,11 +3,13 @@
 //! read the book's sources (`book`) so its checks can find what mdBook misses;
 //! bound a test that could hang, and count a future's polls; run a step's
 //! server for a test to talk to (`server`), and put any step's echo server
-//! through the same scenarios (`echo_server`).
+//! through the same scenarios (`echo_server`); find the `// BUILD` markers of
+//! the build-it tracks (`track`) for `cargo workshop` (`src/bin/workshop.rs`).
 
 pub mod book;
 pub mod echo_server;
 pub mod server;
+pub mod track;
 
 use std::cell::Cell;
 use std::fmt;
