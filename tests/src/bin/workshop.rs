@@ -25,6 +25,7 @@ usage: cargo workshop <command>
   verify [N...]    prove the tracks (for CI): start, check each function, reset";
 
 fn main() -> ExitCode {
+    exit_quietly_when_stdout_closes();
     let args: Vec<String> = env::args().skip(1).collect();
     match run(&args) {
         Ok(code) => code,
@@ -62,6 +63,10 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         ["status"] => status(&find_root(&here)?).map(|()| ExitCode::SUCCESS),
         ["verify", numbers @ ..] => verify(&find_root(&here)?, numbers),
+        [] => Err(format!("which command?\n\n{USAGE}")),
+        [command @ ("start" | "check" | "reset")] => Err(format!(
+            "`cargo workshop {command}` needs a step number, 1 to 8\n\n{USAGE}"
+        )),
         _ => Err(format!("unknown command `{}`\n\n{USAGE}", words.join(" "))),
     }
 }
@@ -244,6 +249,8 @@ fn start(step: &Step) -> Result<String, String> {
         write(&step.state().join("started").join(file), &text)?;
         write(&step.dir().join(file), &text)?;
     }
+    // Lines as they are now: a blanked body is shorter than the original.
+    let marked = step.track()?;
     let mut out = format!(
         "Step {n} started: {} functions are yours to write, in this order:\n",
         marked.len()
@@ -916,4 +923,20 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Ends the process quietly once printing to stdout fails, as the steps'
+/// demos do (`cargo workshop status | head -n 1`): Rust ignores SIGPIPE, so
+/// `println!` would panic with a backtrace instead. Every command prints
+/// only after its work is done, so nothing is left half written.
+fn exit_quietly_when_stdout_closes() {
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info.payload().downcast_ref::<String>();
+        if message.is_some_and(|text| text.starts_with("failed printing to stdout"))
+        {
+            std::process::exit(141); // 128 + SIGPIPE, as a shell reports it
+        }
+        default_hook(info);
+    }));
 }
