@@ -57,7 +57,8 @@ fn resolve(addr: &str) -> Result<Vec<SocketAddr>, String> {
 
 fn not_an_address(addr: &str, why: &str) -> String {
     format!(
-        "'{addr}' is not an address like {DEFAULT_ADDR} or localhost:3000 ({why})"
+        "no address to use in '{addr}' ({why}); give one like {DEFAULT_ADDR} \
+         or localhost:3000"
     )
 }
 
