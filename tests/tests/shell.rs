@@ -209,17 +209,29 @@ fn a_host_name_that_does_not_resolve_is_a_usage_error() {
     }
 }
 
-/// The port the serve modes take when given no address.
-fn serve_default_port(package_dir: &str) -> u16 {
+/// The ports the serve modes take when given no address: `serve`'s
+/// (`DEFAULT_ADDR`) and `serve-slow`'s (`SLOW_ADDR`).
+fn serve_default_ports(package_dir: &str) -> Vec<u16> {
     let main = read_text(&workspace_root().join(package_dir).join("src/main.rs"));
-    let line = main
-        .lines()
-        .find_map(|line| line.strip_prefix("const DEFAULT_ADDR: &str = \""))
-        .unwrap_or_else(|| panic!("{package_dir}/src/main.rs has no DEFAULT_ADDR"));
-    let addr = line.trim_end_matches("\";");
-    addr.rsplit_once(':')
-        .and_then(|(_, port)| port.parse().ok())
-        .unwrap_or_else(|| panic!("{package_dir}: no port in {addr:?}"))
+    let ports: Vec<u16> = [
+        "const DEFAULT_ADDR: &str = \"",
+        "const SLOW_ADDR: &str = \"",
+    ]
+    .iter()
+    .filter_map(|prefix| main.lines().find_map(|line| line.strip_prefix(prefix)))
+    .map(|line| {
+        let addr = line.trim_end_matches("\";");
+        addr.rsplit_once(':')
+            .and_then(|(_, port)| port.parse().ok())
+            .unwrap_or_else(|| panic!("{package_dir}: no port in {addr:?}"))
+    })
+    .collect();
+    assert_eq!(
+        ports.len(),
+        2,
+        "{package_dir}/src/main.rs: DEFAULT_ADDR, SLOW_ADDR"
+    );
+    ports
 }
 
 /// The port an `mdbook serve` command line asks for, if it names one.
@@ -249,8 +261,9 @@ fn docs() -> Vec<PathBuf> {
 #[test]
 fn the_docs_give_mdbook_a_port_the_serve_modes_leave_free() {
     let taken: Vec<u16> = ["step04-select-echo", "step07-io", "step08-cancel"]
-        .map(serve_default_port)
-        .to_vec();
+        .into_iter()
+        .flat_map(serve_default_ports)
+        .collect();
     let mut found = 0;
     let mut problems = Vec::new();
     for doc in docs() {
