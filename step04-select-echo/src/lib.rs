@@ -33,12 +33,15 @@
 //!    - `apps/net.rs` **NEW**: `listen`, `Server` and its accept loop, and
 //!      `read_now`/`write_now`, which turn `WouldBlock` into "not now".
 //!    - `apps/echo.rs` **NEW**: the echo server: `Got: L` for each line `L`.
-//!    - `apps/slow.rs` **NEW**: a server that answers after a timer.
+//!    - `apps/slow.rs` **NEW**: a server that answers after a timer, in
+//!      the demo's protocol or in seed 002's own (`Protocol`).
 //!    - `apps/client.rs` **NEW**: a client on the loop.
-//!    - `apps/demo.rs` **NEW**: the demo `cargo run` shows, and `serve` mode.
+//!    - `apps/demo.rs` **NEW**: the demo `cargo run` shows, and the `serve`
+//!      and `serve-slow` modes.
 //!    - `apps/terminal.rs` **NEW**: `client` mode: a plain blocking client
 //!      to type to the echo server from a terminal; not on the loop.
-//! 4. `main.rs`: arguments (**NEW**: `serve [ADDR]`, `client [ADDR]`),
+//! 4. `main.rs`: arguments (**NEW**: `serve [ADDR]`, `client [ADDR]`,
+//!    `serve-slow [ADDR]`),
 //!    errors, exit codes; its plumbing ends a demo quietly when stdout
 //!    closes early (`| head`).
 //!

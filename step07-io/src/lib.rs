@@ -34,11 +34,14 @@
 //!    `accept_clients`, the accept loop the servers share.
 //! 9. `apps/mod.rs`: not the runtime: programs that run on it.
 //!    - `apps/echo.rs` **NEW**: step 4's echo server, a task per client.
-//!    - `apps/slow.rs` **NEW**: step 4's slow server, a task per request.
-//!    - `apps/demo.rs` **NEW**: the demo `cargo run` shows, and `serve`.
+//!    - `apps/slow.rs` **NEW**: step 4's slow server, a task per request,
+//!      in step 4's two protocols.
+//!    - `apps/demo.rs` **NEW**: the demo `cargo run` shows, and `serve` and
+//!      `serve-slow`.
 //!    - `apps/terminal.rs`: step 4's `client` mode, as it was.
-//! 10. `main.rs`: arguments (`serve`, `client`), errors, exit codes; its
-//!     plumbing ends a demo quietly when stdout closes early (`| head`).
+//! 10. `main.rs`: arguments (`serve`, `client`, `serve-slow`), errors, exit
+//!     codes; its plumbing ends a demo quietly when stdout closes early
+//!     (`| head`).
 //!
 //! A file with plumbing ends with it, behind a fenced "Plumbing" comment: a
 //! reader may skip it.

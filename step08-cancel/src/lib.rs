@@ -46,7 +46,7 @@
 //!     - `apps/slow.rs`: step 7's slow server, unchanged.
 //!     - `apps/demo.rs`: rewritten. **NEW**: the demo's scenes: a task
 //!       cancelled, a request under `timeout`, a server shut down; and
-//!       `serve`, step 7's.
+//!       `serve` and `serve-slow`, step 7's.
 //!     - `apps/terminal.rs`: step 7's `client` mode, unchanged.
 //! 11. `main.rs`: step 7's, but for the crate's name: arguments, errors,
 //!     exit codes, and a quiet end when stdout closes.
