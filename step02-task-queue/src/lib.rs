@@ -10,6 +10,10 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt;
 
+use crate::trace::Trace;
+
+mod trace;
+
 // ANCHOR: callback
 /// One piece of work: a closure that runs once and may schedule more work on
 /// the loop it is given.
@@ -24,12 +28,14 @@ pub type Callback = Box<dyn FnOnce(&EventLoop)>;
 /// lets a shared reference change it.
 pub struct EventLoop {
     ready: RefCell<VecDeque<Callback>>,
+    trace: Trace,
 }
 
 impl EventLoop {
     pub fn new() -> Self {
         EventLoop {
             ready: RefCell::new(VecDeque::new()),
+            trace: Trace::from_env(),
         }
     }
 
@@ -41,6 +47,7 @@ impl EventLoop {
     /// Runs callbacks, oldest first, until none is left.
     pub fn run(&self) {
         while let Some(callback) = self.next_ready() {
+            self.trace.runs(|| self.ready.borrow().len());
             callback(self);
         }
     }

@@ -43,5 +43,6 @@
 
 pub mod apps;
 mod event_loop;
+mod trace;
 
 pub use event_loop::{Callback, EventLoop};

@@ -41,6 +41,7 @@ pub mod apps;
 mod event_loop;
 mod sleep;
 mod task;
+mod trace;
 mod waker;
 
 pub use event_loop::{Callback, EventLoop};

@@ -41,6 +41,7 @@ mod event_loop;
 mod join;
 mod sleep;
 mod task;
+mod trace;
 mod waker;
 
 pub use event_loop::{Callback, EventLoop, join_all, spawn};

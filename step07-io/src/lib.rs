@@ -47,6 +47,7 @@ pub mod net;
 mod reactor;
 mod sleep;
 mod task;
+mod trace;
 mod waker;
 
 pub use event_loop::{Callback, EventLoop, join_all, spawn};

@@ -61,6 +61,7 @@ mod reactor;
 mod sleep;
 mod task;
 mod timeout;
+mod trace;
 mod waker;
 
 pub use event_loop::{Callback, EventLoop, TimerHandle, join_all, spawn};
