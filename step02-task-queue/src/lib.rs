@@ -5,6 +5,10 @@
 //! a closure that carries its own state and receives the loop, so it can do
 //! one small piece of work and put the next piece back on the queue with
 //! `call_soon`. Two jobs written that way take turns.
+//!
+//! `LOOP_TRACE=1 cargo run -p step02` makes the loop say, on stderr, each
+//! callback it runs. That code is in `trace.rs`, one call from `run`: a
+//! window onto the loop, not the lesson.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -64,6 +68,6 @@ impl fmt::Debug for EventLoop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EventLoop")
             .field("ready", &self.ready.borrow().len())
-            .finish()
+            .finish_non_exhaustive()
     }
 }

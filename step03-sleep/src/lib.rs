@@ -6,6 +6,10 @@
 //! put the thread to sleep until that earliest deadline: waiting costs no CPU,
 //! and any number of timers wait at once, which is why two sleeps scheduled
 //! together take as long as the longer one, not the sum.
+//!
+//! `LOOP_TRACE=1 cargo run -p step03` makes the loop say, on stderr, what
+//! each turn does. That code is in `trace.rs`, one call per phase of a
+//! turn: a window onto the loop, not the lesson.
 
 use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;

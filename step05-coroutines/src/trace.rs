@@ -40,6 +40,7 @@ pub(crate) struct Trace {
 }
 
 /// How a task left its poll.
+#[derive(Clone, Copy)]
 pub(crate) enum Left {
     Pending,
     Done,

@@ -318,15 +318,12 @@ impl EventLoop {
         let mut ready = self.ready.borrow_mut();
         while timers.peek().is_some_and(|timer| timer.deadline <= now) {
             let timer = timers.pop().expect("peek just saw this timer");
-            match timer.callback.take() {
-                Some(callback) => {
-                    self.trace.timer_due(timer.sequence, timer.deadline);
-                    ready.push_back(callback);
-                }
-                None => {
-                    self.trace.timer_skipped();
-                    self.cancelled_timers.set(self.cancelled_timers.get() - 1);
-                }
+            if let Some(callback) = timer.callback.take() {
+                self.trace.timer_due(timer.sequence, timer.deadline);
+                ready.push_back(callback);
+            } else {
+                self.trace.timer_skipped();
+                self.cancelled_timers.set(self.cancelled_timers.get() - 1);
             }
         }
     }

@@ -49,6 +49,7 @@ pub(crate) struct Trace {
 }
 
 /// How a task left its poll.
+#[derive(Clone, Copy)]
 pub(crate) enum Left {
     Pending,
     Done,
@@ -140,18 +141,16 @@ impl Trace {
     fn socket_side(&self, token: usize, ready: &str, reading: bool, waiter: bool) {
         let side = if reading { "read" } else { "write" };
         let task = self.waiting_tasks.borrow_mut().remove(&(token, reading));
-        match (waiter, task) {
-            (false, _) => {
-                self.line(format_args!("socket {token} {ready}: nobody waits"))
-            }
-            (true, Some(task)) => {
-                self.line(format_args!(
-                    "socket {token} {ready}: wakes task {task} ({side})"
-                ));
-            }
-            (true, None) => self.line(format_args!(
+        if let (true, Some(task)) = (waiter, task) {
+            self.line(format_args!(
+                "socket {token} {ready}: wakes task {task} ({side})"
+            ));
+        } else if waiter {
+            self.line(format_args!(
                 "socket {token} {ready}: its {side} waiter is ready"
-            )),
+            ));
+        } else {
+            self.line(format_args!("socket {token} {ready}: nobody waits"));
         }
     }
 
