@@ -195,13 +195,13 @@ fn step08_traces_cancelled_tasks_and_timers() {
     assert_silent_unless_asked("step08");
 }
 
-/// Pins `trace` as `trace-<name>.snap`, times redacted.
+/// Pins `trace` as `<name>.snap`, times redacted.
 fn assert_trace(name: &str, trace: &str) {
     let mut settings = snapshot_settings();
     settings.add_filter(r"\[\+\d+\.\d{3} s\]", "[+#.### s]");
     settings.add_filter(r"\b(wait|waited) \d+\.\d{3} s", "$1 #.### s");
     settings.add_filter(r"deadline \+\d+\.\d{3} s", "deadline +#.### s");
-    settings.bind(|| insta::assert_snapshot!(format!("trace-{name}"), trace));
+    settings.bind(|| insta::assert_snapshot!(name, trace));
 }
 
 #[test]
@@ -211,7 +211,7 @@ fn step02_trace_pinned() {
         &output,
         "countup and countdown as callbacks that reschedule themselves",
     );
-    assert_trace("step02", &trace);
+    assert_trace("trace-step02", &trace);
 }
 
 #[test]
@@ -231,7 +231,7 @@ fn step03_trace_pinned() {
         ),
     ]
     .join("\n");
-    assert_trace("step03", &trace);
+    assert_trace("trace-step03", &trace);
 }
 
 #[test]
@@ -241,7 +241,7 @@ fn step05_trace_pinned() {
         &output,
         "countup and countdown as tasks that yield after every line",
     );
-    assert_trace("step05", &trace);
+    assert_trace("trace-step05", &trace);
 }
 
 #[test]
@@ -252,21 +252,21 @@ fn step06_trace_pinned() {
         section(&output, "A child that panics"),
     ]
     .join("\n");
-    assert_trace("step06", &trace);
+    assert_trace("trace-step06", &trace);
 }
 
 #[test]
 fn step07_trace_pinned() {
     let output = traced_run("step07", &[]);
     let trace = section(&output, "Hello, world! through a socket pair");
-    assert_trace("step07", &trace);
+    assert_trace("trace-step07", &trace);
 }
 
 #[test]
 fn step08_trace_pinned() {
     let output = traced_run("step08", &[]);
     let trace = section(&output, "Cancel a suspended task");
-    assert_trace("step08", &trace);
+    assert_trace("trace-step08", &trace);
 }
 
 #[test]
@@ -275,5 +275,5 @@ fn step04_trace_pinned() {
     // it has its answer, so no two can come due in one turn.
     let output = traced_run("step04", &[]);
     let trace = section(&output, "Ten requests to a slow server, one after another");
-    assert_trace("step04", &trace);
+    assert_trace("trace-step04", &trace);
 }
