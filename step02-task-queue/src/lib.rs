@@ -5,10 +5,18 @@
 //! a closure that carries its own state and receives the loop, so it can do
 //! one small piece of work and put the next piece back on the queue with
 //! `call_soon`. Two jobs written that way take turns.
+//!
+//! `LOOP_TRACE=1 cargo run -p step02` makes the loop say, on stderr, each
+//! callback it runs. That code is in `trace.rs`, one call from `run`: a
+//! window onto the loop, not the lesson.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt;
+
+use crate::trace::Trace;
+
+mod trace;
 
 // ANCHOR: callback
 /// One piece of work: a closure that runs once and may schedule more work on
@@ -24,12 +32,14 @@ pub type Callback = Box<dyn FnOnce(&EventLoop)>;
 /// lets a shared reference change it.
 pub struct EventLoop {
     ready: RefCell<VecDeque<Callback>>,
+    trace: Trace,
 }
 
 impl EventLoop {
     pub fn new() -> Self {
         EventLoop {
             ready: RefCell::new(VecDeque::new()),
+            trace: Trace::from_env(),
         }
     }
 
@@ -43,6 +53,7 @@ impl EventLoop {
     /// Runs callbacks, oldest first, until none is left.
     pub fn run(&self) {
         while let Some(callback) = self.next_ready() {
+            self.trace.runs(|| self.ready.borrow().len());
             callback(self);
         }
     }
@@ -60,6 +71,6 @@ impl fmt::Debug for EventLoop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EventLoop")
             .field("ready", &self.ready.borrow().len())
-            .finish()
+            .finish_non_exhaustive()
     }
 }

@@ -6,12 +6,20 @@
 //! put the thread to sleep until that earliest deadline: waiting costs no CPU,
 //! and any number of timers wait at once, which is why two sleeps scheduled
 //! together take as long as the longer one, not the sum.
+//!
+//! `LOOP_TRACE=1 cargo run -p step03` makes the loop say, on stderr, what
+//! each turn does. That code is in `trace.rs`, one call per phase of a
+//! turn: a window onto the loop, not the lesson.
 
 use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 use std::fmt;
 use std::time::{Duration, Instant};
+
+use crate::trace::Trace;
+
+mod trace;
 
 // ANCHOR: callback
 /// One piece of work: a closure that runs once and may schedule more work on
@@ -31,6 +39,7 @@ pub struct EventLoop {
     timers: RefCell<BinaryHeap<Timer>>,
     next_sequence: Cell<u64>,
     running: Cell<bool>,
+    trace: Trace,
 }
 
 impl EventLoop {
@@ -40,6 +49,7 @@ impl EventLoop {
             timers: RefCell::new(BinaryHeap::new()),
             next_sequence: Cell::new(0),
             running: Cell::new(false),
+            trace: Trace::from_env(),
         }
     }
 
@@ -86,12 +96,16 @@ impl EventLoop {
     pub fn run(&self) {
         let _run = RunGuard::enter(self, "EventLoop::run");
         while self.has_work() {
+            self.trace.turn_begins();
             if let Some(wait) = self.wait_time() {
+                self.trace.waits(wait, || !self.ready.borrow().is_empty());
                 std::thread::sleep(wait);
+                self.trace.waited();
             }
             self.move_due_timers_to_ready();
             self.run_ready_callbacks();
         }
+        self.trace.nothing_to_wait_for();
     }
     // ANCHOR_END: run
 
@@ -124,6 +138,7 @@ impl EventLoop {
         let mut ready = self.ready.borrow_mut();
         while timers.peek().is_some_and(|timer| timer.deadline <= now) {
             let timer = timers.pop().expect("peek just saw this timer");
+            self.trace.timer_due(timer.sequence, timer.deadline);
             ready.push_back(timer.callback);
         }
     }
@@ -141,6 +156,7 @@ impl EventLoop {
             // The queue's borrow has ended: the callback may schedule more.
             callback(self);
         }
+        self.trace.ran(ready_now);
     }
     // ANCHOR_END: run_ready
 }

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 use mio::event::{Event, Source};
 use mio::{Events, Interest, Poll, Token};
 
+use crate::trace::Trace;
+
 // ANCHOR: callback
 /// One piece of work: a closure that runs once and may schedule more work on
 /// the loop it is given.
@@ -34,6 +36,7 @@ pub struct EventLoop {
     events: RefCell<Events>,
     io_waiters: RefCell<HashMap<Token, IoWaiters>>,
     next_token: Cell<usize>,
+    pub(crate) trace: Trace,
 }
 
 impl EventLoop {
@@ -47,6 +50,7 @@ impl EventLoop {
             events: RefCell::new(Events::with_capacity(EVENTS_PER_POLL)),
             io_waiters: RefCell::new(HashMap::new()),
             next_token: Cell::new(0),
+            trace: Trace::from_env(),
         })
     }
 
@@ -172,10 +176,12 @@ impl EventLoop {
     pub fn run(&self) -> io::Result<()> {
         let _run = RunGuard::enter(self, "EventLoop::run");
         while self.has_work() {
+            self.trace.turn_begins();
             self.wait_for_io(self.wait_time())?;
             self.move_due_timers_to_ready();
             self.run_ready_callbacks();
         }
+        self.trace.nothing_to_wait_for();
         Ok(())
     }
     // ANCHOR_END: run
@@ -207,6 +213,8 @@ impl EventLoop {
     /// ready queue. A socket that is ready but has no callback waiting is
     /// skipped: its owner is busy and will try it again before waiting.
     fn wait_for_io(&self, timeout: Option<Duration>) -> io::Result<()> {
+        self.trace
+            .waits(timeout, || !self.ready.borrow().is_empty());
         let mut events = self.events.borrow_mut();
         match self.poll.borrow_mut().poll(&mut events, timeout) {
             Ok(()) => {}
@@ -214,10 +222,16 @@ impl EventLoop {
             Err(err) if err.kind() == io::ErrorKind::Interrupted => return Ok(()),
             Err(err) => return Err(err),
         }
+        self.trace.waited();
         let mut io_waiters = self.io_waiters.borrow_mut();
         let mut ready = self.ready.borrow_mut();
         for event in events.iter() {
             if let Some(waiters) = io_waiters.get_mut(&event.token()) {
+                self.trace.socket_ready(
+                    event,
+                    waiters.read.is_some(),
+                    waiters.write.is_some(),
+                );
                 ready.extend(waiters.take_ready(event));
             }
         }
@@ -234,6 +248,7 @@ impl EventLoop {
         let mut ready = self.ready.borrow_mut();
         while timers.peek().is_some_and(|timer| timer.deadline <= now) {
             let timer = timers.pop().expect("peek just saw this timer");
+            self.trace.timer_due(timer.sequence, timer.deadline);
             ready.push_back(timer.callback);
         }
     }
@@ -250,6 +265,7 @@ impl EventLoop {
             // The queue's borrow has ended: the callback may schedule more.
             callback(self);
         }
+        self.trace.ran(ready_now);
     }
     // ANCHOR_END: run_ready
 }

@@ -8,6 +8,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
+use crate::trace::{Left, Trace};
 use crate::waker::{TaskId, TaskWaker, WokenTasks};
 
 // ANCHOR: task
@@ -68,7 +69,7 @@ impl Tasks {
     /// that comes while the task runs (even from the task itself) queues one
     /// more poll instead of being lost. A task that completes leaves the
     /// table, so it is never polled again, whoever still holds its waker.
-    pub(crate) fn poll_task(&self, id: TaskId) {
+    pub(crate) fn poll_task(&self, id: TaskId, trace: &Trace) {
         let Some((mut future, waker)) = self.take_future(id) else {
             return; // finished already: this wake-up came too late
         };
@@ -78,8 +79,10 @@ impl Tasks {
         match future.as_mut().poll(&mut context) {
             Poll::Ready(()) => {
                 self.table.borrow_mut().remove(&id);
+                trace.polled(id.0, Left::Done);
             }
             Poll::Pending => {
+                trace.polled(id.0, Left::Pending);
                 if let Some(task) = self.table.borrow_mut().get_mut(&id) {
                     task.future = Some(future);
                 }

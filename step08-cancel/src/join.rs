@@ -17,6 +17,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
+use crate::trace;
 use crate::waker::TaskWaker;
 
 // ANCHOR: join_handle
@@ -183,7 +184,10 @@ impl<F: Future> Contained<'_, F> {
         match panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
             Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
             Ok(Poll::Pending) => Poll::Pending,
-            Err(panic) => Poll::Ready(Err(JoinError::Panicked(panic))),
+            Err(panic) => {
+                trace::poll_panicked();
+                Poll::Ready(Err(JoinError::Panicked(panic)))
+            }
         }
     }
 }

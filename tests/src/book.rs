@@ -438,7 +438,10 @@ const DIFF_PARTS: &[(u32, &[DiffPart])] = &[
         &[
             ("map", &["src/lib.rs", "Cargo.toml"]),
             ("tasks", &["src/waker.rs", "src/join.rs", "src/task.rs"]),
-            ("timers", &["src/event_loop.rs", "src/sleep.rs"]),
+            (
+                "timers",
+                &["src/event_loop.rs", "src/sleep.rs", "src/trace.rs"],
+            ),
             ("timeout", &["src/timeout.rs"]),
             ("servers", &["src/net.rs"]),
             ("apps", APPS),

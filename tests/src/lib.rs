@@ -50,7 +50,11 @@ pub fn step_command(package: &str) -> Command {
         .bin(package)
         .run()
         .unwrap_or_else(|err| panic!("could not build {package}: {err}"));
-    binary.command()
+    let mut command = binary.command();
+    // A participant's own `LOOP_TRACE=1` must not leak into the pinned runs:
+    // the tests that want the trace set it themselves.
+    command.env_remove("LOOP_TRACE");
+    command
 }
 
 /// The repository's root folder, where the workspace `Cargo.toml` is.
