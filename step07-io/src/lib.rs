@@ -35,12 +35,12 @@
 //!    `TcpStream::connect` (with `finish_connecting`), `socket_pair`, and
 //!    `accept_clients`, the accept loop the servers share.
 //! 10. `apps/mod.rs`: not the runtime: programs that run on it.
-//!    - `apps/echo.rs` **NEW**: step 4's echo server, a task per client.
-//!    - `apps/slow.rs` **NEW**: step 4's slow server, a task per request,
-//!      in step 4's two protocols.
-//!    - `apps/demo.rs` **NEW**: the demo `cargo run` shows, and `serve` and
-//!      `serve-slow`.
-//!    - `apps/terminal.rs`: step 4's `client` mode, as it was.
+//!     - `apps/echo.rs` **NEW**: step 4's echo server, a task per client.
+//!     - `apps/slow.rs` **NEW**: step 4's slow server, a task per request,
+//!       in step 4's two protocols.
+//!     - `apps/demo.rs` **NEW**: the demo `cargo run` shows, and `serve` and
+//!       `serve-slow`.
+//!     - `apps/terminal.rs`: step 4's `client` mode, as it was.
 //! 11. `main.rs`: arguments (`serve`, `client`, `serve-slow`), errors, exit
 //!     codes; its plumbing ends a demo quietly when stdout closes early
 //!     (`| head`).

@@ -42,8 +42,8 @@
 //! 9. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`, `async_io`
 //!    (a read dropped by `timeout` takes its waker back).
 //! 10. `net.rs`: step 7's. **NEW** (servers): `ConnectionTasks`, which
-//!    cancels a server's connections when `accept_clients`'s task is
-//!    dropped.
+//!     cancels a server's connections when `accept_clients`'s task is
+//!     dropped.
 //! 11. `apps/mod.rs`: not the runtime: programs that run on it.
 //!     - `apps/echo.rs`: step 7's echo server, unchanged.
 //!     - `apps/slow.rs`: step 7's slow server, unchanged.
