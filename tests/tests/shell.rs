@@ -223,7 +223,7 @@ fn serve_default_ports(package_dir: &str) -> Vec<u16> {
     .map(|line| {
         let addr = line.trim_end_matches("\";");
         addr.rsplit_once(':')
-            .and_then(|(_, port)| port.parse().ok())
+            .and_then(|(_, port)| port.parse::<u16>().ok())
             .unwrap_or_else(|| panic!("{package_dir}: no port in {addr:?}"))
     })
     .collect();
