@@ -6,10 +6,13 @@
 //! Shape: exact. The fresh run is drawn with the committed file's measured
 //! times (kept in its `<metadata>`) and must give the committed text byte
 //! for byte: same elements, labels, phases, events, order.
-//! Times: each freshly measured time must be within 0.15 s, or 15 % of the
+//! Times: each freshly measured time must be within 0.25 s, or 20 % of the
 //! committed one, whichever is more (`figures::TOLERANCE_SECONDS`,
 //! `TOLERANCE_SHARE`): enough for a loop that wakes late on a loaded
-//! machine, far less than a change a reader would see.
+//! machine, far less than a change a reader would see. A CPU time (the
+//! polling sleep's, the heap's) is only checked for the side of 0.05 s it
+//! falls on (`figures::CPU_LINE_SECONDS`): a loaded machine gives a
+//! polling loop less CPU, and that is not a change in the step.
 
 use workshop_tests::figures::{self, Figure};
 
@@ -44,12 +47,11 @@ fn problem(figure: &Figure) -> Option<String> {
     if figure.svg_with(&times) != committed {
         return Some(format!("{name}: the figure's shape changed"));
     }
-    let moved: Vec<String> = figure
-        .times
-        .iter()
-        .zip(&times)
-        .filter(|(fresh, was)| !figures::close_enough(**fresh, **was))
-        .map(|(fresh, was)| format!("{was:.3} s is now {fresh:.3} s"))
+    let moved: Vec<String> = (0..times.len())
+        .filter(|&i| {
+            !figures::close_enough(figure.measures[i], figure.times[i], times[i])
+        })
+        .map(|i| format!("{:.3} s is now {:.3} s", times[i], figure.times[i]))
         .collect();
     (!moved.is_empty()).then(|| format!("{name}: {}", moved.join(", ")))
 }

@@ -33,8 +33,9 @@ pub(super) fn figure(traced: &str) -> Figure {
     Figure::new("cancel-step08.svg", Vec::new(), move |_| draw(&events))
 }
 
-/// The part's lines from the cancel on, each with the turn it came in.
-fn events(part: &str) -> Vec<Event> {
+/// The part's lines, each with the turn it came in and whether it is a
+/// trace line.
+fn tagged(part: &str) -> Vec<(u64, String, bool)> {
     let mut turn = 0;
     let mut tagged = Vec::new();
     for line in lines(part) {
@@ -51,6 +52,12 @@ fn events(part: &str) -> Vec<Event> {
             Line::Demo(text) => tagged.push((turn, text, false)),
         }
     }
+    tagged
+}
+
+/// What happened from the cancel on, turn by turn.
+fn events(part: &str) -> Vec<Event> {
+    let tagged = tagged(part);
     let cancel_at = tagged
         .iter()
         .position(|(_, text, trace)| !trace && text.contains("cancel() -> true"))
@@ -161,8 +168,8 @@ const LANE: f64 = 80.0;
 
 fn draw(events: &[Event]) -> String {
     let turns = events.iter().map(|e| e.turn).max().unwrap_or(0) + 1;
-    let column = (svg::WIDTH - LABELS - 24.0) / turns as f64;
-    let height = TOP + LANE * LANES.len() as f64 + 56.0;
+    let column = (svg::WIDTH - LABELS - 24.0) / svg::count(turns);
+    let height = TOP + LANE * svg::count(LANES.len()) + 56.0;
     let mut svg = Svg::new(
         height,
         "Step 8: cancelling the echo server's task, turn by turn",
@@ -180,12 +187,12 @@ fn draw(events: &[Event]) -> String {
         "cancel() only marks the task; the loop drops it where its next poll would have been.",
     );
     for turn in 0..turns {
-        let x = LABELS + column * turn as f64;
+        let x = LABELS + column * svg::count(turn);
         svg.rect(
             x + 2.0,
             TOP - 26.0,
             column - 4.0,
-            LANE * LANES.len() as f64 + 26.0,
+            LANE * svg::count(LANES.len()) + 26.0,
             &format!(
                 "{} rx=\"4\"",
                 svg::fill(if turn % 2 == 0 { svg::PANEL } else { "#ffffff" })
@@ -204,7 +211,7 @@ fn draw(events: &[Event]) -> String {
         );
     }
     for (i, lane) in LANES.iter().enumerate() {
-        let y = TOP + LANE * i as f64;
+        let y = TOP + LANE * svg::count(i);
         svg.line(
             (24.0, y),
             (svg::WIDTH - 24.0, y),
@@ -213,8 +220,8 @@ fn draw(events: &[Event]) -> String {
         svg.text(24.0, y + 22.0, &svg::bold(13, svg::INK), lane);
     }
     for event in events {
-        let x = LABELS + column * event.turn as f64 + 10.0;
-        let y = TOP + LANE * event.lane as f64 + 20.0;
+        let x = LABELS + column * svg::count(event.turn) + 10.0;
+        let y = TOP + LANE * svg::count(event.lane) + 20.0;
         let colour = if event.cancel { svg::NEW } else { svg::BLUE };
         svg.path(
             &format!(
@@ -230,7 +237,7 @@ fn draw(events: &[Event]) -> String {
             } else {
                 svg::sized(12, svg::INK)
             };
-            svg.text(x + 9.0, y + 16.0 * k as f64, &style, text);
+            svg.text(x + 9.0, y + 16.0 * svg::count(k), &style, text);
         }
     }
     svg.text(

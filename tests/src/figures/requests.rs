@@ -67,7 +67,7 @@ const ROW: f64 = 17.0;
 
 fn draw(t: &[f64]) -> String {
     let (one_after, took_one) = (&t[..REQUESTS], t[REQUESTS]);
-    let (due, took_all) = (&t[REQUESTS + 1..2 * REQUESTS + 1], t[2 * REQUESTS + 1]);
+    let (due, took_all) = (&t[(REQUESTS + 1)..=(2 * REQUESTS)], t[2 * REQUESTS + 1]);
     let mut svg = Svg::new(
         640.0,
         "Step 4: ten requests to a slow server, one after another and all at once",
@@ -92,7 +92,7 @@ fn draw(t: &[f64]) -> String {
     );
     let mut start = 0.0;
     for (i, &took) in one_after.iter().enumerate() {
-        let y = 96.0 + ROW * i as f64;
+        let y = 96.0 + ROW * svg::count(i);
         request_bar(&mut svg, y, i + 1, start, start + took);
         start += took;
     }
@@ -111,7 +111,7 @@ fn draw(t: &[f64]) -> String {
         "All at once: the loop waits for all ten together",
     );
     for (i, &end) in due.iter().enumerate() {
-        request_bar(&mut svg, 362.0 + ROW * i as f64, i + 1, 0.0, end);
+        request_bar(&mut svg, 362.0 + ROW * svg::count(i), i + 1, 0.0, end);
     }
     finish_mark(
         &mut svg,

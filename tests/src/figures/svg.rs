@@ -25,6 +25,7 @@ pub const RED: &str = "#cf222e";
 const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
 
 /// An SVG document under construction.
+#[derive(Debug)]
 pub struct Svg {
     height: f64,
     title: String,
@@ -134,9 +135,10 @@ impl Svg {
         scale: f64,
     ) {
         self.line((x0, y), (x0 + seconds * scale, y), &stroke(LINE, 1.0));
-        let ticks = (seconds / step).round() as u32;
-        for i in 0..=ticks {
-            let t = f64::from(i) * step;
+        let mut i = 0.0;
+        while i * step <= seconds + 1e-9 {
+            let t = i * step;
+            i += 1.0;
             let x = x0 + t * scale;
             self.line((x, y), (x, y + 5.0), &stroke(LINE, 1.0));
             self.text(x, y + 19.0, &small_middle(MUTED), &format!("{t:.1} s"));
@@ -184,4 +186,14 @@ fn escape(text: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+}
+
+/// A count (rows, turns, lines) as a length to multiply: counts in a
+/// figure are small.
+pub fn count<N>(n: N) -> f64
+where
+    N: TryInto<u32>,
+    N::Error: std::fmt::Debug,
+{
+    f64::from(n.try_into().expect("a figure's counts are small"))
 }

@@ -107,19 +107,17 @@ fn read_turns(output: &str) -> Turns {
             sequence.push(phase);
         }
     }
-    turns.order = order(turns.kinds.keys().copied().collect(), sequences.iter());
+    turns.order =
+        order(&turns.kinds.keys().copied().collect::<Vec<_>>(), &sequences);
     turns
 }
 
 /// The phases sorted by how many others each comes before, counting the
 /// turns where both appear (the wait always first: it starts a turn).
-fn order<'a>(
-    phases: Vec<Phase>,
-    sequences: impl Iterator<Item = &'a Vec<Phase>> + Clone,
-) -> Vec<Phase> {
+fn order(phases: &[Phase], sequences: &[Vec<Phase>]) -> Vec<Phase> {
     let before = |a: Phase, b: Phase| {
         sequences
-            .clone()
+            .iter()
             .filter(|seq| {
                 let (ia, ib) = (
                     seq.iter().position(|&p| p == a),
@@ -135,7 +133,7 @@ fn order<'a>(
             .filter(|&&b| b != a && before(a, b) > before(b, a))
             .count()
     };
-    let mut sorted = phases.clone();
+    let mut sorted = phases.to_vec();
     sorted.sort_by_key(|&p| (p != Phase::Wait, std::cmp::Reverse(beats(p)), p));
     sorted
 }
@@ -245,7 +243,7 @@ impl Drawing {
         } else {
             row.kinds.len().div_ceil(2)
         };
-        34.0 + LINE_HEIGHT * lines as f64
+        34.0 + LINE_HEIGHT * svg::count(lines)
     }
 
     fn draw(&self) -> String {
@@ -346,7 +344,7 @@ impl Drawing {
         }
         for (i, (kind, new)) in row.kinds.iter().enumerate() {
             let x = LEFT + 30.0 + if i % 2 == 0 { 0.0 } else { 330.0 };
-            let line_y = y + 24.0 + LINE_HEIGHT * (1 + i / 2) as f64;
+            let line_y = y + 24.0 + LINE_HEIGHT * svg::count(1 + i / 2);
             let style = if *new && !row.new {
                 format!("font-family=\"monospace\" {}", svg::bold(12, svg::NEW))
             } else {
@@ -381,12 +379,12 @@ impl Drawing {
         };
         svg.text(
             x - 6.0,
-            (first + last.max(first + 30.0)) / 2.0,
+            f64::midpoint(first, last.max(first + 30.0)),
             &format!(
                 "{} text-anchor=\"middle\" transform=\"rotate(-90 {} {})\"",
                 svg::sized(12, svg::MUTED),
                 svg::num(x - 6.0),
-                svg::num((first + last.max(first + 30.0)) / 2.0)
+                svg::num(f64::midpoint(first, last.max(first + 30.0)))
             ),
             label,
         );
