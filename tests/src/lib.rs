@@ -8,6 +8,7 @@
 
 pub mod book;
 pub mod echo_server;
+pub mod figures;
 pub mod server;
 pub mod track;
 

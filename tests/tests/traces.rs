@@ -9,6 +9,7 @@
 
 use std::io::Read;
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use workshop_tests::{snapshot_settings, step_command};
 
@@ -276,4 +277,48 @@ fn step04_trace_pinned() {
     let output = traced_run("step04", &[]);
     let trace = section(&output, "Ten requests to a slow server, one after another");
     assert_trace("trace-step04", &trace);
+}
+
+/// Set in the child process a scene test starts: run the scene, not the
+/// test. The loop writes its trace to the process's stderr, which only a
+/// parent process can read; so a scene test runs itself again as a child.
+const SCENE: &str = "WORKSHOP_TRACE_SCENE";
+
+/// Runs the test `name` of this binary again, in a child process with
+/// `LOOP_TRACE=1`, and returns its trace and the scene's own lines (those
+/// starting with one of `said`), in order.
+fn scene_output(name: &str, said: &[&str]) -> String {
+    let mut command =
+        Command::new(std::env::current_exe().expect("the test binary"));
+    command
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(SCENE, "1")
+        .env("LOOP_TRACE", "1");
+    let output = merged_output(command);
+    // libtest's `test NAME ... ` has no newline before the scene's first line.
+    let mut scene = String::new();
+    for line in output.lines() {
+        let line = line.find("[+").map_or(line, |at| &line[at..]);
+        if line.starts_with("[+") || said.iter().any(|s| line.starts_with(s)) {
+            scene.push_str(line);
+            scene.push('\n');
+        }
+    }
+    scene
+}
+
+#[test]
+fn step03_concurrent_sleeps_trace_pinned() {
+    // Chapter 3 walks this scene: the demo's two sleeps scheduled at once,
+    // the longer first, but 0.5 s apart where the demo's are 0.2 s apart,
+    // so that no late wake-up can fire both in one turn.
+    if std::env::var_os(SCENE).is_some() {
+        let lp = step03::EventLoop::new();
+        lp.call_later(Duration::from_secs_f64(1.0), |_| println!("slept 1.0 s"));
+        lp.call_later(Duration::from_secs_f64(0.5), |_| println!("slept 0.5 s"));
+        lp.run();
+        return;
+    }
+    let trace = scene_output("step03_concurrent_sleeps_trace_pinned", &["slept "]);
+    assert_trace("trace-step03-concurrent", &trace);
 }

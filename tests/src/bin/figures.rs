@@ -1,0 +1,21 @@
+//! `cargo run -p workshop-tests --bin figures`: runs the steps and redraws
+//! every figure of the book into `book/src/figures/` (see
+//! `workshop_tests::figures`). Commit what changed, after looking at it.
+
+use std::fs;
+
+use workshop_tests::figures;
+
+fn main() {
+    let folder = figures::folder();
+    fs::create_dir_all(&folder).expect("the figures' folder can be made");
+    for figure in figures::all() {
+        let path = folder.join(&figure.name);
+        let svg = figure.svg();
+        let changed =
+            fs::read_to_string(&path).ok().as_deref() != Some(svg.as_str());
+        fs::write(&path, svg).expect("the figure can be written");
+        let note = if changed { "written" } else { "unchanged" };
+        println!("{note}: book/src/figures/{}", figure.name);
+    }
+}

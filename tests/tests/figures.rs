@@ -1,0 +1,57 @@
+//! The book's figures (`book/src/figures/*.svg`) are drawn from real runs
+//! of the steps by `cargo run -p workshop-tests --bin figures`. This check
+//! runs the steps again and fails when a committed figure no longer shows
+//! what they do.
+//!
+//! Shape: exact. The fresh run is drawn with the committed file's measured
+//! times (kept in its `<metadata>`) and must give the committed text byte
+//! for byte: same elements, labels, phases, events, order.
+//! Times: each freshly measured time must be within 0.25 s, or 20 % of the
+//! committed one, whichever is more (`figures::TOLERANCE_SECONDS`,
+//! `TOLERANCE_SHARE`): enough for a loop that wakes late on a loaded
+//! machine, far less than a change a reader would see. A CPU time (the
+//! polling sleep's, the heap's) is only checked for the side of 0.05 s it
+//! falls on (`figures::CPU_LINE_SECONDS`): a loaded machine gives a
+//! polling loop less CPU, and that is not a change in the step.
+
+use workshop_tests::figures::{self, Figure};
+
+#[test]
+fn figures_are_current() {
+    let fresh = figures::all();
+    let problems: Vec<String> = fresh.iter().filter_map(problem).collect();
+    assert!(
+        problems.is_empty(),
+        "{}\nredraw with `cargo run -p workshop-tests --bin figures`, look at \
+         the figures, and commit them",
+        problems.join("\n")
+    );
+}
+
+/// What is wrong with `figure`'s committed file, if anything.
+fn problem(figure: &Figure) -> Option<String> {
+    let name = &figure.name;
+    let Some(committed) = figures::committed(name) else {
+        return Some(format!("{name}: not committed"));
+    };
+    let Some(times) = figures::times_in(&committed) else {
+        return Some(format!("{name}: no measured times in its metadata"));
+    };
+    if times.len() != figure.times.len() {
+        return Some(format!(
+            "{name}: {} measured times, the committed figure has {}",
+            figure.times.len(),
+            times.len()
+        ));
+    }
+    if figure.svg_with(&times) != committed {
+        return Some(format!("{name}: the figure's shape changed"));
+    }
+    let moved: Vec<String> = (0..times.len())
+        .filter(|&i| {
+            !figures::close_enough(figure.measures[i], figure.times[i], times[i])
+        })
+        .map(|i| format!("{:.3} s is now {:.3} s", times[i], figure.times[i]))
+        .collect();
+    (!moved.is_empty()).then(|| format!("{name}: {}", moved.join(", ")))
+}
