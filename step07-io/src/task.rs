@@ -34,6 +34,9 @@ pub(crate) struct Tasks {
     table: RefCell<HashMap<TaskId, Task, SequentialIds>>,
     next_id: Cell<u64>,
     woken: Arc<WokenTasks>,
+    /// The ids `poll_woken` is working through; empty between turns, and
+    /// kept only so its memory is reused.
+    polling: Cell<Vec<TaskId>>,
 }
 // ANCHOR_END: task
 
@@ -43,6 +46,7 @@ impl Tasks {
             table: RefCell::new(HashMap::default()),
             next_id: Cell::new(0),
             woken: Arc::new(woken),
+            polling: Cell::new(Vec::new()),
         }
     }
 
@@ -68,14 +72,31 @@ impl Tasks {
     }
     // ANCHOR_END: spawn
 
+    // ANCHOR: poll_woken
+    /// Polls each task woken since the loop last looked, once, in the order
+    /// they were woken: the last phase of a turn of the loop. A task woken
+    /// during these polls (by itself, as `yield_now` does, or by another
+    /// task) is polled on the next turn, after the loop has looked at its
+    /// timers and sockets again.
+    pub(crate) fn poll_woken(&self) {
+        let mut polling = self.polling.take();
+        self.woken.take_into(&mut polling);
+        for &id in &polling {
+            self.poll_task(id);
+        }
+        polling.clear();
+        self.polling.set(polling);
+    }
+    // ANCHOR_END: poll_woken
+
     // ANCHOR: poll_task
-    /// Polls the task `id` once: the callback a wake-up queues.
+    /// Polls the task `id` once.
     ///
     /// The waker's `queued` flag is cleared *before* the poll, so a wake-up
     /// that comes while the task runs (even from the task itself) queues one
     /// more poll instead of being lost. A task that completes leaves the
     /// table, so it is never polled again, whoever still holds its waker.
-    pub(crate) fn poll_task(&self, id: TaskId) {
+    fn poll_task(&self, id: TaskId) {
         let Some((mut future, waker)) = self.take_future(id) else {
             return; // finished already: this wake-up came too late
         };
@@ -100,11 +121,6 @@ impl Tasks {
         let mut table = self.table.borrow_mut();
         let task = table.get_mut(&id)?;
         Some((task.future.take()?, Arc::clone(&task.waker)))
-    }
-
-    /// The ids of the tasks woken since the loop last looked, oldest first.
-    pub(crate) fn take_woken(&self) -> Vec<TaskId> {
-        self.woken.take()
     }
 
     /// Whether a task has been woken since the loop last looked.

@@ -101,9 +101,11 @@ impl WokenTasks {
         }
     }
 
-    /// Takes every id written down so far, oldest first.
-    pub(crate) fn take(&self) -> Vec<TaskId> {
-        mem::take(&mut *self.lock())
+    /// Takes every id written down so far, oldest first, into `emptied`, a
+    /// list the caller has emptied: the two lists swap, so the memory of
+    /// both is reused turn after turn instead of allocated anew.
+    pub(crate) fn take_into(&self, emptied: &mut Vec<TaskId>) {
+        mem::swap(&mut *self.lock(), emptied);
     }
 
     pub(crate) fn is_empty(&self) -> bool {
