@@ -43,6 +43,7 @@ impl EventLoop {
         }
     }
 
+    // BUILD 1/2: chapter 1, "The idea"; test step01_queue::a_full_queue_rejects_the_next_callback_and_runs_only_what_it_accepted
     /// Puts `callback` at the back of the queue, or says why it could not.
     pub fn push(&mut self, callback: Callback) -> Result<(), QueueFull> {
         self.ready
@@ -50,6 +51,7 @@ impl EventLoop {
             .map_err(|_rejected| QueueFull)
     }
 
+    // BUILD 2/2: chapter 1, "The idea"; test step01_queue::callbacks_run_in_the_order_they_were_pushed
     /// Runs callbacks from the front of the queue until the queue is empty.
     pub fn run(&mut self) {
         while let Some(callback) = self.ready.pop_front() {

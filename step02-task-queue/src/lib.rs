@@ -5,10 +5,18 @@
 //! a closure that carries its own state and receives the loop, so it can do
 //! one small piece of work and put the next piece back on the queue with
 //! `call_soon`. Two jobs written that way take turns.
+//!
+//! `LOOP_TRACE=1 cargo run -p step02` makes the loop say, on stderr, each
+//! callback it runs. That code is in `trace.rs`, one call from `run`: a
+//! window onto the loop, not the lesson.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt;
+
+use crate::trace::Trace;
+
+mod trace;
 
 // ANCHOR: callback
 /// One piece of work: a closure that runs once and may schedule more work on
@@ -24,27 +32,33 @@ pub type Callback = Box<dyn FnOnce(&EventLoop)>;
 /// lets a shared reference change it.
 pub struct EventLoop {
     ready: RefCell<VecDeque<Callback>>,
+    trace: Trace,
 }
 
 impl EventLoop {
     pub fn new() -> Self {
         EventLoop {
             ready: RefCell::new(VecDeque::new()),
+            trace: Trace::from_env(),
         }
     }
 
+    // BUILD 1/3: chapter 2, "The idea"; test step02_callbacks::a_callback_scheduled_by_a_callback_runs_after_those_already_queued
     /// Schedules `callback` to run after everything already in the queue.
     pub fn call_soon(&self, callback: impl FnOnce(&EventLoop) + 'static) {
         self.ready.borrow_mut().push_back(Box::new(callback));
     }
 
+    // BUILD 2/3: chapter 2, "The idea"; test step02_callbacks::self_rescheduling_callbacks_take_turns
     /// Runs callbacks, oldest first, until none is left.
     pub fn run(&self) {
         while let Some(callback) = self.next_ready() {
+            self.trace.runs(|| self.ready.borrow().len());
             callback(self);
         }
     }
 
+    // BUILD 3/3: chapter 2, "The idea"; test step02_callbacks::run_returns_once_the_queue_is_empty
     /// Takes the next callback off the queue. The queue's borrow ends when
     /// this returns, so the callback is free to call `call_soon` itself.
     fn next_ready(&self) -> Option<Callback> {
@@ -57,6 +71,6 @@ impl fmt::Debug for EventLoop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EventLoop")
             .field("ready", &self.ready.borrow().len())
-            .finish()
+            .finish_non_exhaustive()
     }
 }

@@ -6,12 +6,20 @@
 //! put the thread to sleep until that earliest deadline: waiting costs no CPU,
 //! and any number of timers wait at once, which is why two sleeps scheduled
 //! together take as long as the longer one, not the sum.
+//!
+//! `LOOP_TRACE=1 cargo run -p step03` makes the loop say, on stderr, what
+//! each turn does. That code is in `trace.rs`, one call per phase of a
+//! turn: a window onto the loop, not the lesson.
 
 use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
 use std::fmt;
 use std::time::{Duration, Instant};
+
+use crate::trace::Trace;
+
+mod trace;
 
 // ANCHOR: callback
 /// One piece of work: a closure that runs once and may schedule more work on
@@ -31,6 +39,7 @@ pub struct EventLoop {
     timers: RefCell<BinaryHeap<Timer>>,
     next_sequence: Cell<u64>,
     running: Cell<bool>,
+    trace: Trace,
 }
 
 impl EventLoop {
@@ -40,6 +49,7 @@ impl EventLoop {
             timers: RefCell::new(BinaryHeap::new()),
             next_sequence: Cell::new(0),
             running: Cell::new(false),
+            trace: Trace::from_env(),
         }
     }
 
@@ -60,6 +70,7 @@ impl EventLoop {
         self.call_at(deadline_after(delay), callback);
     }
 
+    // BUILD 1/5: chapter 3, "The idea"; test step03_timers::a_timer_scheduled_from_a_callback_counts_its_delay_from_then
     /// Schedules `callback` to run once the clock reaches `deadline`.
     /// Callbacks given the same deadline run in the order they were given.
     pub fn call_at(
@@ -85,12 +96,16 @@ impl EventLoop {
     pub fn run(&self) {
         let _run = RunGuard::enter(self, "EventLoop::run");
         while self.has_work() {
+            self.trace.turn_begins();
             if let Some(wait) = self.wait_time() {
+                self.trace.waits(wait, || !self.ready.borrow().is_empty());
                 std::thread::sleep(wait);
+                self.trace.waited();
             }
             self.move_due_timers_to_ready();
             self.run_ready_callbacks();
         }
+        self.trace.nothing_to_wait_for();
     }
     // ANCHOR_END: run
 
@@ -98,6 +113,7 @@ impl EventLoop {
         !self.ready.borrow().is_empty() || !self.timers.borrow().is_empty()
     }
 
+    // BUILD 3/5: chapter 3, "The idea"; test step03_timers::concurrent_sleeps_take_the_longest_not_the_sum
     // ANCHOR: wait_time
     /// How long the loop may wait for something to happen: not at all when a
     /// callback is ready, until the earliest deadline when a timer waits, and
@@ -112,6 +128,7 @@ impl EventLoop {
     }
     // ANCHOR_END: wait_time
 
+    // BUILD 4/5: chapter 3, "The idea"; test step03_timers::a_deadline_already_passed_fires_at_once_and_before_later_ones
     // ANCHOR: due_timers
     /// Moves every timer whose deadline has passed to the ready queue, earliest
     /// first; timers with equal deadlines keep the order they were scheduled in.
@@ -121,11 +138,13 @@ impl EventLoop {
         let mut ready = self.ready.borrow_mut();
         while timers.peek().is_some_and(|timer| timer.deadline <= now) {
             let timer = timers.pop().expect("peek just saw this timer");
+            self.trace.timer_due(timer.sequence, timer.deadline);
             ready.push_back(timer.callback);
         }
     }
     // ANCHOR_END: due_timers
 
+    // BUILD 5/5: chapter 3, "The idea"; test step03_timers::a_callback_that_keeps_rescheduling_itself_does_not_starve_timers
     // ANCHOR: run_ready
     /// Runs the callbacks that are ready at the start of this turn. Callbacks
     /// they schedule wait for the next turn, so a callback that keeps
@@ -137,6 +156,7 @@ impl EventLoop {
             // The queue's borrow has ended: the callback may schedule more.
             callback(self);
         }
+        self.trace.ran(ready_now);
     }
     // ANCHOR_END: run_ready
 }
@@ -199,6 +219,7 @@ struct Timer {
 }
 
 impl Ord for Timer {
+    // BUILD 2/5: chapter 3, "The idea"; test step03_timers::many_timers_fire_in_deadline_order_with_ties_in_scheduling_order
     fn cmp(&self, other: &Self) -> Ordering {
         (other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))
     }

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 use mio::event::{Event, Source};
 use mio::{Events, Interest, Poll, Token};
 
+use crate::trace::Trace;
+
 // ANCHOR: callback
 /// One piece of work: a closure that runs once and may schedule more work on
 /// the loop it is given.
@@ -34,6 +36,7 @@ pub struct EventLoop {
     events: RefCell<Events>,
     io_waiters: RefCell<HashMap<Token, IoWaiters>>,
     next_token: Cell<usize>,
+    pub(crate) trace: Trace,
 }
 
 impl EventLoop {
@@ -47,6 +50,7 @@ impl EventLoop {
             events: RefCell::new(Events::with_capacity(EVENTS_PER_POLL)),
             io_waiters: RefCell::new(HashMap::new()),
             next_token: Cell::new(0),
+            trace: Trace::from_env(),
         })
     }
 
@@ -84,6 +88,7 @@ impl EventLoop {
     }
     // ANCHOR_END: call_later
 
+    // BUILD 1/3: chapter 4, "The idea"; test step04_loop::tokens_are_never_reused
     // ANCHOR: register
     /// Hands `source` (a socket) to the OS poller and returns the token that
     /// names it in `read_wait`, `write_wait` and `deregister`.
@@ -119,6 +124,7 @@ impl EventLoop {
     }
     // ANCHOR_END: register
 
+    // BUILD 2/3: chapter 4, "The idea"; test step04_loop::a_socket_wakes_the_loop_long_before_the_next_timer
     // ANCHOR: read_wait
     /// Runs `callback` once the socket named `token` becomes readable (or
     /// closed, or failed: reading is how the callback finds out which).
@@ -170,10 +176,12 @@ impl EventLoop {
     pub fn run(&self) -> io::Result<()> {
         let _run = RunGuard::enter(self, "EventLoop::run");
         while self.has_work() {
+            self.trace.turn_begins();
             self.wait_for_io(self.wait_time())?;
             self.move_due_timers_to_ready();
             self.run_ready_callbacks();
         }
+        self.trace.nothing_to_wait_for();
         Ok(())
     }
     // ANCHOR_END: run
@@ -198,12 +206,15 @@ impl EventLoop {
     }
     // ANCHOR_END: wait_time
 
+    // BUILD 3/3: chapter 4, "The idea"; test step04_loop::a_timer_fires_on_time_while_a_socket_waits_and_waiting_costs_no_cpu
     // ANCHOR: wait_for_io
     /// Blocks in the OS until a registered socket is ready or `timeout` runs
     /// out, then moves the callbacks waiting on each ready socket to the
     /// ready queue. A socket that is ready but has no callback waiting is
     /// skipped: its owner is busy and will try it again before waiting.
     fn wait_for_io(&self, timeout: Option<Duration>) -> io::Result<()> {
+        self.trace
+            .waits(timeout, || !self.ready.borrow().is_empty());
         let mut events = self.events.borrow_mut();
         match self.poll.borrow_mut().poll(&mut events, timeout) {
             Ok(()) => {}
@@ -211,10 +222,16 @@ impl EventLoop {
             Err(err) if err.kind() == io::ErrorKind::Interrupted => return Ok(()),
             Err(err) => return Err(err),
         }
+        self.trace.waited();
         let mut io_waiters = self.io_waiters.borrow_mut();
         let mut ready = self.ready.borrow_mut();
         for event in events.iter() {
             if let Some(waiters) = io_waiters.get_mut(&event.token()) {
+                self.trace.socket_ready(
+                    event,
+                    waiters.read.is_some(),
+                    waiters.write.is_some(),
+                );
                 ready.extend(waiters.take_ready(event));
             }
         }
@@ -231,6 +248,7 @@ impl EventLoop {
         let mut ready = self.ready.borrow_mut();
         while timers.peek().is_some_and(|timer| timer.deadline <= now) {
             let timer = timers.pop().expect("peek just saw this timer");
+            self.trace.timer_due(timer.sequence, timer.deadline);
             ready.push_back(timer.callback);
         }
     }
@@ -247,6 +265,7 @@ impl EventLoop {
             // The queue's borrow has ended: the callback may schedule more.
             callback(self);
         }
+        self.trace.ran(ready_now);
     }
     // ANCHOR_END: run_ready
 }

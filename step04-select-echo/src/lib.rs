@@ -20,7 +20,9 @@
 //! is step 3's, as it was.
 //!
 //! 1. `lib.rs`: this map, and what the crate shows the world.
-//! 2. `event_loop.rs`: step 3's loop (`call_soon`, `call_later`/`call_at`
+//! 2. `trace.rs` **NEW**: what `LOOP_TRACE=1` prints, one call per phase of a
+//!    turn; not the lesson.
+//! 3. `event_loop.rs`: step 3's loop (`call_soon`, `call_later`/`call_at`
 //!    with `deadline_after`, the `Timer` heap, `wait_time`,
 //!    `move_due_timers_to_ready`, `run_ready_callbacks`, the `RunGuard`
 //!    that lets the loop run once at a time). **NEW**:
@@ -29,16 +31,19 @@
 //!    waits in `mio::Poll`. `run` goes on while a callback waits for a
 //!    socket; `new` and `run` return `io::Result`; step 3's
 //!    `naive_call_later` is gone.
-//! 3. `apps/mod.rs` **NEW**: not the runtime: programs that run on it.
+//! 4. `apps/mod.rs` **NEW**: not the runtime: programs that run on it.
 //!    - `apps/net.rs` **NEW**: `listen`, `Server` and its accept loop, and
 //!      `read_now`/`write_now`, which turn `WouldBlock` into "not now".
 //!    - `apps/echo.rs` **NEW**: the echo server: `Got: L` for each line `L`.
-//!    - `apps/slow.rs` **NEW**: a server that answers after a timer.
+//!    - `apps/slow.rs` **NEW**: a server that answers after a timer, in
+//!      the demo's protocol or in seed 002's own (`Protocol`).
 //!    - `apps/client.rs` **NEW**: a client on the loop.
-//!    - `apps/demo.rs` **NEW**: the demo `cargo run` shows, and `serve` mode.
+//!    - `apps/demo.rs` **NEW**: the demo `cargo run` shows, and the `serve`
+//!      and `serve-slow` modes.
 //!    - `apps/terminal.rs` **NEW**: `client` mode: a plain blocking client
 //!      to type to the echo server from a terminal; not on the loop.
-//! 4. `main.rs`: arguments (**NEW**: `serve [ADDR]`, `client [ADDR]`),
+//! 5. `main.rs`: arguments (**NEW**: `serve [ADDR]`, `client [ADDR]`,
+//!    `serve-slow [ADDR]`),
 //!    errors, exit codes; its plumbing ends a demo quietly when stdout
 //!    closes early (`| head`).
 //!
@@ -47,5 +52,6 @@
 
 pub mod apps;
 mod event_loop;
+mod trace;
 
 pub use event_loop::{Callback, EventLoop};

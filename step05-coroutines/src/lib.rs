@@ -18,18 +18,20 @@
 //! is step 4's, as it was.
 //!
 //! 1. `lib.rs`: this map, and what the crate shows the world.
-//! 2. `waker.rs` **NEW**: task ids; `TaskWaker`, what a `Waker` points to;
+//! 2. `trace.rs`: what `LOOP_TRACE=1` prints, one call per phase of a turn;
+//!    not the lesson. **NEW:** the woken tasks and their polls.
+//! 3. `waker.rs` **NEW**: task ids; `TaskWaker`, what a `Waker` points to;
 //!    `WokenTasks`, the list wakers write to.
-//! 3. `task.rs` **NEW**: `Task` and `Tasks`: `spawn`, `poll_woken`,
+//! 4. `task.rs` **NEW**: `Task` and `Tasks`: `spawn`, `poll_woken`,
 //!    `poll_task`.
-//! 4. `event_loop.rs`: step 4's loop. **NEW**: `EventLoop::spawn`, `block_on`
+//! 5. `event_loop.rs`: step 4's loop. **NEW**: `EventLoop::spawn`, `block_on`
 //!    (which takes the `RunGuard`, as `run` does), `running_loop`, and
 //!    `poll_woken` at the end of `run_once`, the loop's turn, which does
 //!    not wait while a task is woken.
-//! 5. `sleep.rs` **NEW**: `sleep`, `sleep_until`, `yield_now`.
-//! 6. `apps/mod.rs`, `apps/demo.rs`: not the runtime: the demo `cargo run`
+//! 6. `sleep.rs` **NEW**: `sleep`, `sleep_until`, `yield_now`.
+//! 7. `apps/mod.rs`, `apps/demo.rs`: not the runtime: the demo `cargo run`
 //!    shows.
-//! 7. `main.rs`: arguments, errors, exit codes; step 4's `serve` mode is
+//! 8. `main.rs`: arguments, errors, exit codes; step 4's `serve` mode is
 //!    gone with its servers. Its plumbing ends a demo quietly when stdout
 //!    closes early (`| head`).
 //!
@@ -43,6 +45,7 @@ pub mod apps;
 mod event_loop;
 mod sleep;
 mod task;
+mod trace;
 mod waker;
 
 pub use event_loop::{Callback, EventLoop};

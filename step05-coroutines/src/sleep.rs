@@ -45,6 +45,7 @@ pub struct Sleep {
 impl Future for Sleep {
     type Output = ();
 
+    // BUILD 4/4: chapter 5, "The idea"; test step05_sleep::two_sleeping_tasks_take_as_long_as_the_longer_sleep
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         if Instant::now() >= self.deadline {
             return Poll::Ready(());

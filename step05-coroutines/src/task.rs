@@ -1,4 +1,4 @@
-//! Tasks: futures the loop polls, one callback at a time, when they are woken.
+//! Tasks: futures the loop polls, one at a time, when they are woken.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -8,6 +8,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
+use crate::trace::{Left, Trace};
 use crate::waker::{TaskId, TaskWaker, WokenTasks};
 
 // ANCHOR: task
@@ -64,23 +65,26 @@ impl Tasks {
     }
     // ANCHOR_END: spawn
 
+    // BUILD 2/4: chapter 5, "The idea"; test step05_tasks::block_on_returns_what_its_future_returns
     // ANCHOR: poll_woken
     /// Polls each task woken since the loop last looked, once, in the order
     /// they were woken: the last phase of a turn of the loop. A task woken
     /// during these polls (by itself, as `yield_now` does, or by another
     /// task) is polled on the next turn, after the loop has looked at its
     /// timers and sockets again.
-    pub(crate) fn poll_woken(&self) {
+    pub(crate) fn poll_woken(&self, trace: &Trace) {
         let mut polling = self.polling.take();
         self.woken.take_into(&mut polling);
+        trace.tasks_woken(polling.iter().map(|id| id.0));
         for &id in &polling {
-            self.poll_task(id);
+            self.poll_task(id, trace);
         }
         polling.clear();
         self.polling.set(polling);
     }
     // ANCHOR_END: poll_woken
 
+    // BUILD 3/4: chapter 5, "The idea"; test step05_tasks::tasks_take_turns_in_the_order_they_were_spawned
     // ANCHOR: poll_task
     /// Polls the task `id` once.
     ///
@@ -88,7 +92,7 @@ impl Tasks {
     /// that comes while the task runs (even from the task itself) queues one
     /// more poll instead of being lost. A task that completes leaves the
     /// table, so it is never polled again, whoever still holds its waker.
-    fn poll_task(&self, id: TaskId) {
+    fn poll_task(&self, id: TaskId, trace: &Trace) {
         let Some((mut future, waker)) = self.take_future(id) else {
             return; // finished already: this wake-up came too late
         };
@@ -98,8 +102,10 @@ impl Tasks {
         match future.as_mut().poll(&mut context) {
             Poll::Ready(()) => {
                 self.table.borrow_mut().remove(&id);
+                trace.polled(id.0, Left::Done);
             }
             Poll::Pending => {
+                trace.polled(id.0, Left::Pending);
                 if let Some(task) = self.table.borrow_mut().get_mut(&id) {
                     task.future = Some(future);
                 }

@@ -56,6 +56,7 @@ impl Wake for TaskWaker {
         self.wake_by_ref();
     }
 
+    // BUILD 1/4: chapter 5, "The idea"; test step05_wakers::a_task_woken_twice_before_it_runs_is_polled_once
     fn wake_by_ref(self: &Arc<Self>) {
         let already_queued = self.queued.swap(true, Ordering::AcqRel);
         if !already_queued {

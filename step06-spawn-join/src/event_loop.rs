@@ -23,6 +23,7 @@ use mio::{Events, Interest, Poll, Token};
 
 use crate::join::{JoinError, JoinHandle};
 use crate::task::Tasks;
+use crate::trace::Trace;
 use crate::waker::WokenTasks;
 
 // ANCHOR: callback
@@ -48,6 +49,7 @@ pub struct EventLoop {
     events: RefCell<Events>,
     io_waiters: RefCell<HashMap<Token, IoWaiters>>,
     next_token: Cell<usize>,
+    pub(crate) trace: Trace,
     tasks: Tasks,
 }
 
@@ -64,6 +66,7 @@ impl EventLoop {
             events: RefCell::new(Events::with_capacity(EVENTS_PER_POLL)),
             io_waiters: RefCell::new(HashMap::new()),
             next_token: Cell::new(0),
+            trace: Trace::from_env(),
             tasks,
         })
     }
@@ -187,6 +190,7 @@ impl EventLoop {
         while self.has_work() {
             self.run_once()?;
         }
+        self.trace.nothing_to_wait_for();
         Ok(())
     }
 
@@ -196,10 +200,11 @@ impl EventLoop {
     /// ready queue and runs them, then polls each woken task, those the
     /// callbacks just woke included.
     fn run_once(&self) -> io::Result<()> {
+        self.trace.turn_begins();
         self.wait_for_io(self.wait_time())?;
         self.move_due_timers_to_ready();
         self.run_ready_callbacks();
-        self.tasks.poll_woken();
+        self.tasks.poll_woken(&self.trace);
         Ok(())
     }
     // ANCHOR_END: run
@@ -235,6 +240,11 @@ impl EventLoop {
     /// skipped: its owner is busy and will try it again before waiting. So is
     /// the `WAKER_TOKEN` event: its only job was to end the wait.
     fn wait_for_io(&self, timeout: Option<Duration>) -> io::Result<()> {
+        self.trace.waits(
+            timeout,
+            || !self.ready.borrow().is_empty(),
+            || self.tasks.any_woken(),
+        );
         let mut events = self.events.borrow_mut();
         match self.poll.borrow_mut().poll(&mut events, timeout) {
             Ok(()) => {}
@@ -242,10 +252,16 @@ impl EventLoop {
             Err(err) if err.kind() == io::ErrorKind::Interrupted => return Ok(()),
             Err(err) => return Err(err),
         }
+        self.trace.waited();
         let mut io_waiters = self.io_waiters.borrow_mut();
         let mut ready = self.ready.borrow_mut();
         for event in events.iter() {
             if let Some(waiters) = io_waiters.get_mut(&event.token()) {
+                self.trace.socket_ready(
+                    event,
+                    waiters.read.is_some(),
+                    waiters.write.is_some(),
+                );
                 ready.extend(waiters.take_ready(event));
             }
         }
@@ -262,6 +278,7 @@ impl EventLoop {
         let mut ready = self.ready.borrow_mut();
         while timers.peek().is_some_and(|timer| timer.deadline <= now) {
             let timer = timers.pop().expect("peek just saw this timer");
+            self.trace.timer_due(timer.sequence, timer.deadline);
             ready.push_back(timer.callback);
         }
     }
@@ -278,6 +295,7 @@ impl EventLoop {
             // The queue's borrow has ended: the callback may schedule more.
             callback(self);
         }
+        self.trace.ran(ready_now);
     }
     // ANCHOR_END: run_ready
 }

@@ -16,6 +16,8 @@ use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
+use crate::trace;
+
 // ANCHOR: join_handle
 /// Awaiting it waits for its task and gives the task's outcome: what it
 /// returned, or a `JoinError`. Dropping it detaches the task, which runs on.
@@ -59,6 +61,7 @@ impl<T> JoinHandle<T> {
 impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
+    // BUILD 2/3: chapter 6, "The idea"; test step06_join::awaiting_a_handle_gives_what_the_child_returned
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         if let Some(outcome) = self.take_outcome() {
             return Poll::Ready(outcome); // ended already: no waiting at all
@@ -74,6 +77,7 @@ impl<T> Future for JoinHandle<T> {
 }
 // ANCHOR_END: join_handle
 
+// BUILD 1/3: chapter 6, "The idea"; test step06_panics::a_joiner_gets_the_panic_message_of_its_child
 // ANCHOR: run_and_report
 /// What the loop runs for a spawned `future`: the future itself, then the
 /// report of its outcome to its handle.
@@ -113,7 +117,10 @@ impl<F: Future> Contained<'_, F> {
         match panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
             Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
             Ok(Poll::Pending) => Poll::Pending,
-            Err(panic) => Poll::Ready(Err(JoinError::Panicked(panic))),
+            Err(panic) => {
+                trace::poll_panicked();
+                Poll::Ready(Err(JoinError::Panicked(panic)))
+            }
         }
     }
 }
@@ -141,6 +148,7 @@ pub(crate) struct Reporter<T> {
 }
 
 impl<T> Reporter<T> {
+    // BUILD 3/3: chapter 6, "The idea"; test step06_join::a_child_that_ends_while_its_parent_waits_wakes_the_parent
     fn report(&self, outcome: Result<T, JoinError>) {
         if self.state.borrow().ended {
             return; // reported already: this is the reporter's drop

@@ -16,22 +16,24 @@
 //! is step 5's, as it was.
 //!
 //! 1. `lib.rs`: this map, and what the crate shows the world.
-//! 2. `waker.rs`: step 5's, unchanged.
-//! 3. `join.rs` **NEW**: `JoinHandle` and the slot it shares with its task,
+//! 2. `trace.rs`: what `LOOP_TRACE=1` prints, one call per phase of a turn;
+//!    not the lesson. **NEW:** a poll that `panicked`.
+//! 3. `waker.rs`: step 5's, unchanged.
+//! 4. `join.rs` **NEW**: `JoinHandle` and the slot it shares with its task,
 //!    `JoinState`; `run_and_report`, which catches the task's panic, in a
 //!    poll or (`Contained`) in its destructors, and `Reporter`, which leaves
 //!    the outcome in the slot, `Cancelled` if the task is dropped
 //!    unfinished; `JoinError`.
-//! 4. `task.rs`: step 5's. **NEW**: `Tasks::spawn` wraps the future in
+//! 5. `task.rs`: step 5's. **NEW**: `Tasks::spawn` wraps the future in
 //!    `run_and_report` and returns a `JoinHandle`; `Tasks::drop_all`, which
 //!    leaves the table empty, even of tasks spawned by the tasks it drops.
-//! 5. `event_loop.rs`: step 5's loop. **NEW**: `EventLoop::spawn` returns a
+//! 6. `event_loop.rs`: step 5's loop. **NEW**: `EventLoop::spawn` returns a
 //!    `JoinHandle`; `block_on` passes on its task's panic and drops the tasks
 //!    left; the free `spawn`, from inside a task; `join_all`.
-//! 6. `sleep.rs`: step 5's, unchanged.
-//! 7. `apps/mod.rs`, `apps/demo.rs`: not the runtime: the demo `cargo run`
+//! 7. `sleep.rs`: step 5's, unchanged.
+//! 8. `apps/mod.rs`, `apps/demo.rs`: not the runtime: the demo `cargo run`
 //!    shows, new in this step.
-//! 8. `main.rs`: arguments, errors, exit codes; its plumbing ends a
+//! 9. `main.rs`: arguments, errors, exit codes; its plumbing ends a
 //!    demo quietly when stdout closes early (`| head`).
 //!
 //! A file with plumbing ends with it, behind a fenced "Plumbing" comment: a
@@ -42,6 +44,7 @@ mod event_loop;
 mod join;
 mod sleep;
 mod task;
+mod trace;
 mod waker;
 
 pub use event_loop::{Callback, EventLoop, join_all, spawn};

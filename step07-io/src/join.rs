@@ -16,6 +16,8 @@ use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
+use crate::trace;
+
 // ANCHOR: join_handle
 /// Awaiting it waits for its task and gives the task's outcome: what it
 /// returned, or a `JoinError`. Dropping it detaches the task, which runs on.
@@ -113,7 +115,10 @@ impl<F: Future> Contained<'_, F> {
         match panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
             Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
             Ok(Poll::Pending) => Poll::Pending,
-            Err(panic) => Poll::Ready(Err(JoinError::Panicked(panic))),
+            Err(panic) => {
+                trace::poll_panicked();
+                Poll::Ready(Err(JoinError::Panicked(panic)))
+            }
         }
     }
 }

@@ -1,9 +1,11 @@
 //! `cargo run -p step07`: the demo, `apps::demo`.
 //! `cargo run -p step07 -- serve [ADDR]`: the echo server alone.
 //! `cargo run -p step07 -- client [ADDR]`: a client to type to it.
+//! `cargo run -p step07 -- serve-slow [ADDR]`: seed 002's slow server, for
+//! the seed's own Python clients.
 //!
 //! This file reads the arguments and reports errors; the demo and the
-//! serve mode are in `apps/demo.rs`, the client in `apps/terminal.rs`.
+//! serve modes are in `apps/demo.rs`, the client in `apps/terminal.rs`.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::panic;
@@ -11,11 +13,14 @@ use std::process::{self, ExitCode};
 
 use step07::apps::{demo, terminal};
 
-const USAGE: &str =
-    "usage: cargo run -p step07 [-- serve [ADDR] | client [ADDR] | --help]";
+const USAGE: &str = "usage: cargo run -p step07 \
+     [-- serve [ADDR] | client [ADDR] | serve-slow [ADDR] | --help]";
 const DEFAULT_ADDR: &str = "127.0.0.1:3000";
+/// Where seed 002's Python clients look for the slow server.
+const SLOW_ADDR: &str = "127.0.0.1:8080";
 
-/// `serve` or `client`: what runs with the addresses `ADDR` names.
+/// `serve`, `client` or `serve-slow`: what runs with the addresses `ADDR`
+/// names.
 type Mode = fn(&[SocketAddr]) -> Result<(), String>;
 
 fn main() -> ExitCode {
@@ -32,7 +37,9 @@ fn main() -> ExitCode {
         ["serve", addr] => (demo::serve, addr),
         ["client"] => (terminal::talk, DEFAULT_ADDR),
         ["client", addr] => (terminal::talk, addr),
-        ["serve" | "client", _, extra, ..] | [extra, ..] => {
+        ["serve-slow"] => (demo::serve_slow, SLOW_ADDR),
+        ["serve-slow", addr] => (demo::serve_slow, addr),
+        ["serve" | "client" | "serve-slow", _, extra, ..] | [extra, ..] => {
             return usage_error(&format!("unexpected argument '{extra}'"));
         }
     };
@@ -57,7 +64,8 @@ fn resolve(addr: &str) -> Result<Vec<SocketAddr>, String> {
 
 fn not_an_address(addr: &str, why: &str) -> String {
     format!(
-        "'{addr}' is not an address like {DEFAULT_ADDR} or localhost:3000 ({why})"
+        "no address to use in '{addr}' ({why}); give one like {DEFAULT_ADDR} \
+         or localhost:3000"
     )
 }
 

@@ -58,6 +58,7 @@ impl<S: Source> Socket<S> {
         &self.source
     }
 
+    // BUILD 1/3: chapter 7, "The idea"; test step07_sockets::socket_pair_carries_hello_world_from_one_end_to_the_other
     // ANCHOR: reactor
     /// Tries `operation` on the socket. If the OS answers `WouldBlock`, the
     /// socket is not ready in `direction`: the task's waker is left with the
@@ -98,6 +99,7 @@ impl<S: Source> Socket<S> {
         }
     }
 
+    // BUILD 2/3: chapter 7, "The idea"; test step07_sockets::write_all_to_a_slow_reader_sends_every_byte_in_order
     /// Leaves `waker` with the loop, to be woken once the socket is ready
     /// in `direction`. It replaces the waker of an earlier poll of the same
     /// future: one future at a time uses a socket (`async_io` takes
@@ -118,6 +120,9 @@ impl<S: Source> Socket<S> {
             Direction::Read => event_loop.read_wait(self.token, wake),
             Direction::Write => event_loop.write_wait(self.token, wake),
         }
+        event_loop
+            .trace
+            .task_waits(self.token.0, matches!(direction, Direction::Read));
         Ok(())
     }
     // ANCHOR_END: reactor
@@ -176,6 +181,7 @@ impl<S: Source> Socket<S>
 where
     for<'a> &'a S: Read + Write,
 {
+    // BUILD 3/3: chapter 7, "The idea"; test step07_sockets::a_burst_that_came_under_one_readiness_edge_is_read_whole
     /// Waits until bytes have come, then reads what fits in `buf` and says
     /// how much that was; `0` means the peer has closed its sending side.
     ///

@@ -25,6 +25,7 @@ use mio::{Events, Interest, Poll, Token};
 
 use crate::join::{CancelOnDrop, JoinError, JoinHandle};
 use crate::task::Tasks;
+use crate::trace::Trace;
 use crate::waker::WokenTasks;
 
 // ANCHOR: callback
@@ -51,6 +52,7 @@ pub struct EventLoop {
     events: RefCell<Events>,
     io_waiters: RefCell<HashMap<Token, IoWaiters>>,
     next_token: Cell<usize>,
+    pub(crate) trace: Trace,
     tasks: Tasks,
 }
 
@@ -68,6 +70,7 @@ impl EventLoop {
             events: RefCell::new(Events::with_capacity(EVENTS_PER_POLL)),
             io_waiters: RefCell::new(HashMap::new()),
             next_token: Cell::new(0),
+            trace: Trace::from_env(),
             tasks,
         })
     }
@@ -210,6 +213,7 @@ impl EventLoop {
         while self.has_work() {
             self.run_once()?;
         }
+        self.trace.nothing_to_wait_for();
         Ok(())
     }
 
@@ -219,11 +223,12 @@ impl EventLoop {
     /// socket or deadline is ready onto the ready queue and runs them, then
     /// polls each woken task, those the callbacks just woke included.
     fn run_once(&self) -> io::Result<()> {
+        self.trace.turn_begins();
         self.remove_cancelled_timers();
         self.wait_for_io(self.wait_time())?;
         self.move_due_timers_to_ready();
         self.run_ready_callbacks();
-        self.tasks.poll_woken();
+        self.tasks.poll_woken(&self.trace);
         Ok(())
     }
     // ANCHOR_END: run
@@ -236,6 +241,7 @@ impl EventLoop {
             || self.tasks.any_woken()
     }
 
+    // BUILD 1/5: chapter 8, "The idea"; test step08_timers::the_sweep_follows_asyncios_rule_more_than_100_and_more_than_half
     // ANCHOR: compaction
     /// Takes cancelled timers off the heap before the loop looks at it, as
     /// asyncio's `_run_once` does. Usually only those on top are popped: a
@@ -250,10 +256,12 @@ impl EventLoop {
         if timers.len() > SWEEP_ABOVE_TIMERS && cancelled * 2 > timers.len() {
             timers.retain(Timer::is_live);
             timers.shrink_to_fit();
+            self.trace.swept(cancelled);
             self.cancelled_timers.set(0);
         } else {
             while timers.peek().is_some_and(|timer| !timer.is_live()) {
                 timers.pop();
+                self.trace.timer_skipped();
                 self.cancelled_timers.set(self.cancelled_timers.get() - 1);
             }
         }
@@ -284,6 +292,11 @@ impl EventLoop {
     /// skipped: its owner is busy and will try it again before waiting. So is
     /// the `WAKER_TOKEN` event: its only job was to end the wait.
     fn wait_for_io(&self, timeout: Option<Duration>) -> io::Result<()> {
+        self.trace.waits(
+            timeout,
+            || !self.ready.borrow().is_empty(),
+            || self.tasks.any_woken(),
+        );
         let mut events = self.events.borrow_mut();
         match self.poll.borrow_mut().poll(&mut events, timeout) {
             Ok(()) => {}
@@ -291,10 +304,16 @@ impl EventLoop {
             Err(err) if err.kind() == io::ErrorKind::Interrupted => return Ok(()),
             Err(err) => return Err(err),
         }
+        self.trace.waited();
         let mut io_waiters = self.io_waiters.borrow_mut();
         let mut ready = self.ready.borrow_mut();
         for event in events.iter() {
             if let Some(waiters) = io_waiters.get_mut(&event.token()) {
+                self.trace.socket_ready(
+                    event,
+                    waiters.read.is_some(),
+                    waiters.write.is_some(),
+                );
                 ready.extend(waiters.take_ready(event));
             }
         }
@@ -312,9 +331,12 @@ impl EventLoop {
         let mut ready = self.ready.borrow_mut();
         while timers.peek().is_some_and(|timer| timer.deadline <= now) {
             let timer = timers.pop().expect("peek just saw this timer");
-            match timer.callback.take() {
-                Some(callback) => ready.push_back(callback),
-                None => self.cancelled_timers.set(self.cancelled_timers.get() - 1),
+            if let Some(callback) = timer.callback.take() {
+                self.trace.timer_due(timer.sequence, timer.deadline);
+                ready.push_back(callback);
+            } else {
+                self.trace.timer_skipped();
+                self.cancelled_timers.set(self.cancelled_timers.get() - 1);
             }
         }
     }
@@ -331,6 +353,7 @@ impl EventLoop {
             // The queue's borrow has ended: the callback may schedule more.
             callback(self);
         }
+        self.trace.ran(ready_now);
     }
     // ANCHOR_END: run_ready
 }
@@ -571,6 +594,7 @@ pub struct TimerHandle {
 }
 
 impl TimerHandle {
+    // BUILD 2/5: chapter 8, "The idea"; test step08_timers::a_cancelled_timer_never_fires_and_the_loop_does_not_wait_for_it
     /// Cancels the timer. Says whether it did: `false` when the timer has
     /// fired or been cancelled already.
     pub fn cancel(&self) -> bool {

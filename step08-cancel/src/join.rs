@@ -17,6 +17,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
+use crate::trace;
 use crate::waker::TaskWaker;
 
 // ANCHOR: join_handle
@@ -83,6 +84,7 @@ impl<T> Future for JoinHandle<T> {
 
 // ANCHOR: cancel
 impl<T> JoinHandle<T> {
+    // BUILD 3/5: chapter 8, "The idea"; test step08_cancel::cancelling_a_finished_task_cancels_nothing_and_keeps_its_value
     /// Cancels the task: the loop drops its future instead of polling it
     /// again. The task stops at the `.await` where it waits, its destructors
     /// run, and awaiting this handle gives `JoinError::Cancelled` (or
@@ -182,7 +184,10 @@ impl<F: Future> Contained<'_, F> {
         match panic::catch_unwind(AssertUnwindSafe(|| future.poll(cx))) {
             Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
             Ok(Poll::Pending) => Poll::Pending,
-            Err(panic) => Poll::Ready(Err(JoinError::Panicked(panic))),
+            Err(panic) => {
+                trace::poll_panicked();
+                Poll::Ready(Err(JoinError::Panicked(panic)))
+            }
         }
     }
 }

@@ -19,37 +19,40 @@
 //! 7's, as it was.
 //!
 //! 1. `lib.rs`: this map, and what the crate shows the world.
-//! 2. `waker.rs`: step 7's. **NEW** (tasks): the `cancelled` mark in
+//! 2. `trace.rs`: what `LOOP_TRACE=1` prints, one call per phase of a turn;
+//!    not the lesson. **NEW:** a cancelled task's poll; cancelled timers
+//!    skipped and swept.
+//! 3. `waker.rs`: step 7's. **NEW** (tasks): the `cancelled` mark in
 //!    `TaskWaker`, and `TaskWaker::cancel`, which sets it and wakes the task.
-//! 3. `join.rs`: step 7's. **NEW** (tasks): `JoinHandle::cancel`,
+//! 4. `join.rs`: step 7's. **NEW** (tasks): `JoinHandle::cancel`,
 //!    `is_finished`; `cancel_on_drop` and `CancelOnDrop`, a handle that
 //!    cancels its task when dropped; the `Reporter`'s look at the mark.
-//! 4. `task.rs`: step 7's. **NEW** (tasks): the safe point:
+//! 5. `task.rs`: step 7's. **NEW** (tasks): the safe point:
 //!    `Tasks::poll_task` checks the mark, and `drop_cancelled_task` drops
 //!    the task, unpolled.
-//! 5. `event_loop.rs`: step 7's loop. **NEW** (timers): `TimerHandle`,
+//! 6. `event_loop.rs`: step 7's loop. **NEW** (timers): `TimerHandle`,
 //!    which `call_later` and `call_at` return; `cancelled_timers`, which
 //!    `has_work` and `move_due_timers_to_ready` take into account;
 //!    `remove_cancelled_timers` (the sweep) at the start of `run_once`.
 //!    (Tasks: `join_all` holds `CancelOnDrop`s, so dropping it cancels its
 //!    tasks.)
-//! 6. `sleep.rs`: step 7's. **NEW** (timers): a dropped `Sleep` cancels
+//! 7. `sleep.rs`: step 7's. **NEW** (timers): a dropped `Sleep` cancels
 //!    its timer, and its timer's callback owns the waker it wakes: a poll
 //!    from another task replaces the timer.
-//! 7. `timeout.rs` **NEW** (timeout): `timeout`, `TimedOut`.
-//! 8. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`, `async_io`
+//! 8. `timeout.rs` **NEW** (timeout): `timeout`, `TimedOut`.
+//! 9. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`, `async_io`
 //!    (a read dropped by `timeout` takes its waker back).
-//! 9. `net.rs`: step 7's. **NEW** (servers): `ConnectionTasks`, which
-//!    cancels a server's connections when `accept_clients`'s task is
-//!    dropped.
-//! 10. `apps/mod.rs`: not the runtime: programs that run on it.
+//! 10. `net.rs`: step 7's. **NEW** (servers): `ConnectionTasks`, which
+//!     cancels a server's connections when `accept_clients`'s task is
+//!     dropped.
+//! 11. `apps/mod.rs`: not the runtime: programs that run on it.
 //!     - `apps/echo.rs`: step 7's echo server, unchanged.
 //!     - `apps/slow.rs`: step 7's slow server, unchanged.
 //!     - `apps/demo.rs`: rewritten. **NEW**: the demo's scenes: a task
 //!       cancelled, a request under `timeout`, a server shut down; and
-//!       `serve`, step 7's.
+//!       `serve` and `serve-slow`, step 7's.
 //!     - `apps/terminal.rs`: step 7's `client` mode, unchanged.
-//! 11. `main.rs`: step 7's, but for the crate's name: arguments, errors,
+//! 12. `main.rs`: step 7's, but for the crate's name: arguments, errors,
 //!     exit codes, and a quiet end when stdout closes.
 //!
 //! A file with plumbing ends with it, behind a fenced "Plumbing" comment: a
@@ -64,6 +67,7 @@ mod reactor;
 mod sleep;
 mod task;
 mod timeout;
+mod trace;
 mod waker;
 
 pub use event_loop::{Callback, EventLoop, TimerHandle, join_all, spawn};

@@ -118,6 +118,9 @@ impl<S: Source> Socket<S> {
             Direction::Read => event_loop.read_wait(self.token, wake),
             Direction::Write => event_loop.write_wait(self.token, wake),
         }
+        event_loop
+            .trace
+            .task_waits(self.token.0, matches!(direction, Direction::Read));
         Ok(())
     }
     // ANCHOR_END: reactor

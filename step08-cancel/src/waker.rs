@@ -48,6 +48,7 @@ impl TaskWaker {
         }
     }
 
+    // BUILD 4/5: chapter 8, "The idea"; test step08_cancel::a_suspended_task_is_dropped_once_and_its_joiner_sees_cancelled
     /// Marks the task cancelled and wakes it, unless it was cancelled
     /// already; says whether this call did it. A task already queued stays
     /// queued once: its poll, when it comes, finds the mark and drops it.

@@ -438,7 +438,10 @@ const DIFF_PARTS: &[(u32, &[DiffPart])] = &[
         &[
             ("map", &["src/lib.rs", "Cargo.toml"]),
             ("tasks", &["src/waker.rs", "src/join.rs", "src/task.rs"]),
-            ("timers", &["src/event_loop.rs", "src/sleep.rs"]),
+            (
+                "timers",
+                &["src/event_loop.rs", "src/sleep.rs", "src/trace.rs"],
+            ),
             ("timeout", &["src/timeout.rs"]),
             ("servers", &["src/net.rs"]),
             ("apps", APPS),
@@ -522,8 +525,8 @@ pub struct FileDiff {
 /// file of either crate, in sorted order, with three lines of context,
 /// `/`-separated paths relative to the workspace root and `\n` line
 /// endings, so it comes out the same on every platform. The `ANCHOR`
-/// marker lines the book uses to include code are left out: they are not
-/// the code.
+/// marker lines the book uses to include code, and the `BUILD` lines that
+/// mark the workshop's track, are left out: they are not the code.
 pub fn step_diff(old_step: &str, new_step: &str) -> Vec<FileDiff> {
     let root = workspace_root();
     let number = step_number(new_step).expect("a step folder");
@@ -569,7 +572,7 @@ pub fn step_diff(old_step: &str, new_step: &str) -> Vec<FileDiff> {
         let read = |step: &str, path: &Option<String>| {
             path.as_ref()
                 .and_then(|path| read_if_present(&root.join(step).join(path)))
-                .map(|text| without_anchor_markers(&text))
+                .map(|text| without_marker_lines(&text))
         };
         let old = read(old_step, &old_path);
         let new = read(new_step, &new_path);
@@ -598,12 +601,15 @@ pub fn step_diff(old_step: &str, new_step: &str) -> Vec<FileDiff> {
     diffs
 }
 
-/// `text` without the `// ANCHOR: name` and `// ANCHOR_END: name` lines.
-fn without_anchor_markers(text: &str) -> String {
+/// `text` without the marker lines: the book's `// ANCHOR: name` and
+/// `// ANCHOR_END: name`, and the workshop track's `// BUILD k/n: …`.
+fn without_marker_lines(text: &str) -> String {
     text.split_inclusive('\n')
         .filter(|line| {
             let line = line.trim_start();
-            !(line.starts_with("// ANCHOR:") || line.starts_with("// ANCHOR_END:"))
+            !(line.starts_with("// ANCHOR:")
+                || line.starts_with("// ANCHOR_END:")
+                || line.starts_with(crate::track::MARKER))
         })
         .collect()
 }

@@ -3,11 +3,13 @@
 //! read the book's sources (`book`) so its checks can find what mdBook misses;
 //! bound a test that could hang, and count a future's polls; run a step's
 //! server for a test to talk to (`server`), and put any step's echo server
-//! through the same scenarios (`echo_server`).
+//! through the same scenarios (`echo_server`); find the `// BUILD` markers of
+//! the build-it tracks (`track`) for `cargo workshop` (`src/bin/workshop.rs`).
 
 pub mod book;
 pub mod echo_server;
 pub mod server;
+pub mod track;
 
 use std::cell::Cell;
 use std::fmt;
@@ -48,7 +50,11 @@ pub fn step_command(package: &str) -> Command {
         .bin(package)
         .run()
         .unwrap_or_else(|err| panic!("could not build {package}: {err}"));
-    binary.command()
+    let mut command = binary.command();
+    // A participant's own `LOOP_TRACE=1` must not leak into the pinned runs:
+    // the tests that want the trace set it themselves.
+    command.env_remove("LOOP_TRACE");
+    command
 }
 
 /// The repository's root folder, where the workspace `Cargo.toml` is.

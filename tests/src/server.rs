@@ -15,7 +15,7 @@ use crate::step_command;
 /// How long a server may take to print its address.
 const STARTUP_LIMIT: Duration = Duration::from_secs(30);
 
-/// `package`'s binary running `serve 127.0.0.1:0` (or another address), on
+/// `package`'s binary running `serve 127.0.0.1:0` (or another mode or address), on
 /// the port the OS picked. Dropping it kills the process, so a failing assertion never
 /// leaves a server behind.
 #[derive(Debug)]
@@ -35,16 +35,26 @@ impl RunningServer {
     /// runs the server, such as `prlimit --nofile=16:16`). The wrapper must
     /// replace itself with the server (exec), so the pid is the server's.
     pub fn start_under(package: &str, wrapper: &[&str]) -> RunningServer {
-        Self::launch(package, wrapper, "127.0.0.1:0")
+        Self::launch(package, wrapper, "serve", "127.0.0.1:0")
     }
 
     /// `package`'s server on `addr`, as a participant would type it: a host
     /// name or an address, and a port.
     pub fn start_on(package: &str, addr: &str) -> RunningServer {
-        Self::launch(package, &[], addr)
+        Self::launch(package, &[], "serve", addr)
     }
 
-    fn launch(package: &str, wrapper: &[&str], addr: &str) -> RunningServer {
+    /// `package`'s slow server, `serve-slow 127.0.0.1:0`: seed 002's.
+    pub fn start_slow(package: &str) -> RunningServer {
+        Self::launch(package, &[], "serve-slow", "127.0.0.1:0")
+    }
+
+    fn launch(
+        package: &str,
+        wrapper: &[&str],
+        mode: &str,
+        addr: &str,
+    ) -> RunningServer {
         let server = step_command(package);
         let mut command = match wrapper.split_first() {
             None => Command::new(server.get_program()),
@@ -55,7 +65,7 @@ impl RunningServer {
             }
         };
         command
-            .args(["serve", addr])
+            .args([mode, addr])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -4,9 +4,11 @@
 //! repository's prose, which must speak only of the repository.
 
 use std::fs;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
 
 use workshop_tests::book::read_text;
 use workshop_tests::server::RunningServer;
@@ -146,34 +148,91 @@ fn serve_and_client_resolve_a_host_name() {
     }
 }
 
+/// The shortest delay of seed 002's slow server; the demo's longest is 0.2 s.
+const SEED_002_SHORTEST: Duration = Duration::from_millis(500);
+
+/// `serve-slow` speaks seed 002's protocol, so that the seed's Python
+/// clients run against it unchanged: a bare `request` (no newline) gets a
+/// bare `response`, after one of the seed's delays, not the demo's.
+#[test]
+fn serve_slow_answers_the_seeds_request_after_the_seeds_delay() {
+    for package in SERVING_STEPS {
+        let server = RunningServer::start_slow(package);
+        let mut stream = TcpStream::connect(server.addr()).expect("it connects");
+        let start = Instant::now();
+        stream.write_all(b"request").expect("the request goes out");
+        let response = within(HANG_LIMIT, move || {
+            let mut response = Vec::new();
+            stream.read_to_end(&mut response).map(|_| response)
+        });
+        let waited = start.elapsed();
+        let response = response.expect("the response comes back");
+        assert_eq!(
+            String::from_utf8_lossy(&response),
+            "response",
+            "{package} serve-slow; stderr: {}",
+            server.stderr()
+        );
+        assert!(
+            waited >= SEED_002_SHORTEST,
+            "{package} serve-slow answered after {waited:?}, sooner than the \
+             seed's shortest delay"
+        );
+    }
+}
+
+#[test]
+fn the_usage_names_the_serve_slow_mode() {
+    for package in SERVING_STEPS {
+        let transcript = run_step(package, &["--help"]);
+        assert!(
+            transcript.stdout.contains("serve-slow [ADDR]"),
+            "{transcript}"
+        );
+    }
+}
+
 #[test]
 fn a_host_name_that_does_not_resolve_is_a_usage_error() {
     for package in SERVING_STEPS {
-        for mode in ["serve", "client"] {
+        for mode in ["serve", "client", "serve-slow"] {
             let transcript = run_step(package, &[mode, "no-such-host.invalid:3000"]);
             assert_eq!(transcript.exit_code, Some(2), "{transcript}");
             assert_eq!(transcript.stdout, "", "{transcript}");
             let stderr = transcript.stderr.trim_end();
             assert!(
-                stderr.starts_with("error: 'no-such-host.invalid:3000' is not an")
-                    && !stderr.contains('\n'),
+                stderr.starts_with(
+                    "error: no address to use in 'no-such-host.invalid:3000'"
+                ) && !stderr.contains('\n'),
                 "{transcript}"
             );
         }
     }
 }
 
-/// The port the serve modes take when given no address.
-fn serve_default_port(package_dir: &str) -> u16 {
+/// The ports the serve modes take when given no address: `serve`'s
+/// (`DEFAULT_ADDR`) and `serve-slow`'s (`SLOW_ADDR`).
+fn serve_default_ports(package_dir: &str) -> Vec<u16> {
     let main = read_text(&workspace_root().join(package_dir).join("src/main.rs"));
-    let line = main
-        .lines()
-        .find_map(|line| line.strip_prefix("const DEFAULT_ADDR: &str = \""))
-        .unwrap_or_else(|| panic!("{package_dir}/src/main.rs has no DEFAULT_ADDR"));
-    let addr = line.trim_end_matches("\";");
-    addr.rsplit_once(':')
-        .and_then(|(_, port)| port.parse().ok())
-        .unwrap_or_else(|| panic!("{package_dir}: no port in {addr:?}"))
+    let ports: Vec<u16> = [
+        "const DEFAULT_ADDR: &str = \"",
+        "const SLOW_ADDR: &str = \"",
+    ]
+    .iter()
+    .filter_map(|prefix| main.lines().find_map(|line| line.strip_prefix(prefix)))
+    .map(|line| {
+        let addr = line.trim_end_matches("\";");
+        addr.rsplit_once(':')
+            .and_then(|(_, port)| port.parse::<u16>().ok())
+            .unwrap_or_else(|| panic!("{package_dir}: no port in {addr:?}"))
+    })
+    .collect();
+    assert_eq!(
+        ports.len(),
+        2,
+        "{package_dir}/src/main.rs: DEFAULT_ADDR, SLOW_ADDR"
+    );
+    ports
 }
 
 /// The port an `mdbook serve` command line asks for, if it names one.
@@ -203,8 +262,9 @@ fn docs() -> Vec<PathBuf> {
 #[test]
 fn the_docs_give_mdbook_a_port_the_serve_modes_leave_free() {
     let taken: Vec<u16> = ["step04-select-echo", "step07-io", "step08-cancel"]
-        .map(serve_default_port)
-        .to_vec();
+        .into_iter()
+        .flat_map(serve_default_ports)
+        .collect();
     let mut found = 0;
     let mut problems = Vec::new();
     for doc in docs() {

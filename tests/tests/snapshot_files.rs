@@ -5,8 +5,9 @@
 //! checks it.
 //!
 //! A snapshot's name is the string literal a test passes first to
-//! `assert_run`, `assert_port_in_use` or `insta::assert_snapshot!` in
-//! `tests/tests/*.rs`; name every snapshot that way.
+//! `assert_run`, `assert_port_in_use`, `assert_trace` or
+//! `insta::assert_snapshot!` in `tests/tests/*.rs`; name every snapshot
+//! that way.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -16,8 +17,12 @@ use workshop_tests::{book::read_text, workspace_root};
 
 /// The calls whose first argument, when it is a string literal, names a
 /// snapshot file.
-const SNAPSHOT_CALLS: [&str; 3] =
-    ["assert_run(", "assert_port_in_use(", "assert_snapshot!("];
+const SNAPSHOT_CALLS: [&str; 4] = [
+    "assert_run(",
+    "assert_port_in_use(",
+    "assert_trace(",
+    "assert_snapshot!(",
+];
 
 const THIS_FILE: &str = "snapshot_files.rs";
 

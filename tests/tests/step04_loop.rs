@@ -32,7 +32,7 @@ fn any_port() -> SocketAddr {
 fn loop_with_slow_server() -> (EventLoop, Server, SocketAddr) {
     let lp = EventLoop::new().expect("a poller");
     let listener = net::listen(any_port()).expect("a port");
-    let server = slow::serve(&lp, listener, SEED).expect("a server");
+    let server = slow::serve(&lp, listener, slow::DEMO, SEED).expect("a server");
     let addr = server.local_addr().expect("an address");
     (lp, server, addr)
 }
@@ -79,7 +79,8 @@ fn serially(
 
 #[test]
 fn ten_requests_at_once_take_about_the_longest_delay_not_the_sum() {
-    let delays: Vec<Duration> = Delays::new(SEED).take(REQUESTS).collect();
+    let delays: Vec<Duration> =
+        Delays::new(SEED, slow::DEMO).take(REQUESTS).collect();
     let sum: Duration = delays.iter().sum();
     let longest = *delays.iter().max().expect("ten delays");
 
@@ -126,9 +127,9 @@ fn ten_requests_at_once_take_about_the_longest_delay_not_the_sum() {
 
 #[test]
 fn the_delays_are_the_same_for_the_same_seed_and_in_range() {
-    let first: Vec<Duration> = Delays::new(SEED).take(100).collect();
-    let again: Vec<Duration> = Delays::new(SEED).take(100).collect();
-    let other: Vec<Duration> = Delays::new(SEED + 1).take(100).collect();
+    let first: Vec<Duration> = Delays::new(SEED, slow::DEMO).take(100).collect();
+    let again: Vec<Duration> = Delays::new(SEED, slow::DEMO).take(100).collect();
+    let other: Vec<Duration> = Delays::new(SEED + 1, slow::DEMO).take(100).collect();
     assert_eq!(first, again);
     assert_ne!(first, other);
     assert!(first.iter().all(|delay| (ms(50)..=ms(200)).contains(delay)));

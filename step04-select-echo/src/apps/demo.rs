@@ -1,6 +1,7 @@
 //! The demo `cargo run -p step04` shows: an echo server and three clients
 //! beside two timers, then ten requests to a slow server, one after another
-//! and all at once. And `serve`, the echo server alone, for `serve [ADDR]`.
+//! and all at once. And `serve`, the echo server alone, for `serve [ADDR]`;
+//! and `serve_slow`, seed 002's slow server alone, for `serve-slow [ADDR]`.
 
 use std::cell::{Cell, RefCell};
 use std::io;
@@ -21,7 +22,8 @@ pub fn run() -> io::Result<()> {
     echo_beside_timers(&lp)?;
     lp.run()?;
 
-    let delays: Vec<Duration> = Delays::new(SEED).take(REQUESTS).collect();
+    let delays: Vec<Duration> =
+        Delays::new(SEED, slow::DEMO).take(REQUESTS).collect();
     println!();
     println!("== Ten requests to a slow server, one after another ==");
     let took = with_slow_server(one_after_another)?;
@@ -178,7 +180,7 @@ fn with_slow_server(
     send: fn(&EventLoop, &Server, SocketAddr),
 ) -> io::Result<Duration> {
     let lp = EventLoop::new()?;
-    let server = slow::serve(&lp, net::listen(any_port())?, SEED)?;
+    let server = slow::serve(&lp, net::listen(any_port())?, slow::DEMO, SEED)?;
     let addr = server.local_addr()?;
     let start = Instant::now();
     send(&lp, &server, addr);
@@ -272,6 +274,22 @@ pub fn serve(addrs: &[SocketAddr]) -> Result<(), String> {
 }
 // ANCHOR_END: serve
 
+// ANCHOR: serve_slow
+/// `serve-slow [ADDR]`: the slow server alone, speaking seed 002's own
+/// protocol (`slow::SEED_002`), so that the seed's Python clients run
+/// against it unchanged.
+pub fn serve_slow(addrs: &[SocketAddr]) -> Result<(), String> {
+    let lp = EventLoop::new().map_err(|err| err.to_string())?;
+    let listener = first_that_works(addrs, net::listen)?;
+    let server = slow::serve(&lp, listener, slow::SEED_002, SEED)
+        .map_err(|err| err.to_string())?;
+    let addr = server.local_addr().map_err(|err| err.to_string())?;
+    println!("listening on {addr}");
+    println!("{}", try_slow(addr));
+    lp.run().map_err(|err| err.to_string())
+}
+// ANCHOR_END: serve_slow
+
 /// Listens on the first of `addrs` where `listen` works, as std's
 /// `TcpListener::bind` does with a host name; if none does, says why the
 /// last one failed.
@@ -295,6 +313,16 @@ fn try_it(addr: SocketAddr) -> String {
     format!(
         "try: cargo run -p {package} -- client {addr} (or nc -N {} {}); \
          Ctrl-C stops the server",
+        addr.ip(),
+        addr.port()
+    )
+}
+
+/// How to ask the slow server: seed 002's clients, or netcat.
+fn try_slow(addr: SocketAddr) -> String {
+    format!(
+        "try: seed 002's Python clients (they ask 127.0.0.1:8080), or \
+         printf request | nc -N {} {}; Ctrl-C stops the server",
         addr.ip(),
         addr.port()
     )

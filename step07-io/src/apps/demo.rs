@@ -2,7 +2,8 @@
 //! server serves three clients at once, and ten requests go to a slow
 //! server, one after another and then all at once: every one of them
 //! straight-line async code. And `serve`, the echo server alone, for
-//! `cargo run -p step07 -- serve [ADDR]`.
+//! `cargo run -p step07 -- serve [ADDR]`; and `serve_slow`, seed 002's slow
+//! server alone, for `serve-slow [ADDR]`.
 
 use std::future::Future;
 use std::io;
@@ -26,7 +27,8 @@ pub fn run() -> io::Result<()> {
     println!("== An echo server and three clients at once ==");
     run_scene(echo_with_three_clients())?;
 
-    let delays: Vec<Duration> = Delays::new(SEED).take(REQUESTS).collect();
+    let delays: Vec<Duration> =
+        Delays::new(SEED, slow::DEMO).take(REQUESTS).collect();
     println!();
     println!("== Ten requests to a slow server, one after another ==");
     let took = run_scene(with_slow_server(one_after_another))?;
@@ -232,7 +234,7 @@ where
 {
     let listener = TcpListener::bind(any_port())?;
     let addr = listener.local_addr()?;
-    spawn(slow::serve(listener, SEED));
+    spawn(slow::serve(listener, slow::DEMO, SEED));
     let start = Instant::now();
     send(addr).await?;
     Ok(start.elapsed())
@@ -296,6 +298,25 @@ pub fn serve(addrs: &[SocketAddr]) -> Result<(), String> {
 }
 // ANCHOR_END: serve
 
+// ANCHOR: serve_slow
+/// `serve-slow [ADDR]`: the slow server alone, speaking seed 002's own
+/// protocol (`slow::SEED_002`), so that the seed's Python clients run
+/// against it unchanged.
+pub fn serve_slow(addrs: &[SocketAddr]) -> Result<(), String> {
+    let lp = Rc::new(EventLoop::new().map_err(|err| err.to_string())?);
+    let addrs = addrs.to_vec();
+    lp.block_on(async move {
+        let listener = first_that_works(&addrs, TcpListener::bind)?;
+        let addr = listener.local_addr().map_err(|err| err.to_string())?;
+        println!("listening on {addr}");
+        println!("{}", try_slow(addr));
+        slow::serve(listener, slow::SEED_002, SEED).await;
+        Ok(())
+    })
+    .map_err(|err| err.to_string())?
+}
+// ANCHOR_END: serve_slow
+
 /// Listens on the first of `addrs` where `listen` works, as std's
 /// `TcpListener::bind` does with a host name; if none does, says why the
 /// last one failed.
@@ -319,6 +340,16 @@ fn try_it(addr: SocketAddr) -> String {
     format!(
         "try: cargo run -p {package} -- client {addr} (or nc -N {} {}); \
          Ctrl-C stops the server",
+        addr.ip(),
+        addr.port()
+    )
+}
+
+/// How to ask the slow server: seed 002's clients, or netcat.
+fn try_slow(addr: SocketAddr) -> String {
+    format!(
+        "try: seed 002's Python clients (they ask 127.0.0.1:8080), or \
+         printf request | nc -N {} {}; Ctrl-C stops the server",
         addr.ip(),
         addr.port()
     )

@@ -1,7 +1,8 @@
 //! The demo `cargo run -p step08` shows: a suspended task is cancelled and
 //! cleans up, a slow request is abandoned by `timeout`, and an echo server
 //! is shut down with its connections. And `serve`, the echo server alone,
-//! for `cargo run -p step08 -- serve [ADDR]`.
+//! for `cargo run -p step08 -- serve [ADDR]`; and `serve_slow`, seed 002's
+//! slow server alone, for `serve-slow [ADDR]`.
 
 use std::fmt::Debug;
 use std::future::{self, Future};
@@ -94,7 +95,7 @@ const SEED: u64 = 2024;
 async fn abandon_a_slow_request(lp: Rc<EventLoop>) -> io::Result<()> {
     let listener = TcpListener::bind(any_port())?;
     let addr = listener.local_addr()?;
-    spawn(slow::serve(listener, SEED));
+    spawn(slow::serve(listener, slow::DEMO, SEED));
     for (label, limit) in [("1.0 s", 1000), ("30 ms", 30)] {
         let start = Instant::now();
         let outcome = timeout(Duration::from_millis(limit), request(addr)).await;
@@ -204,6 +205,25 @@ pub fn serve(addrs: &[SocketAddr]) -> Result<(), String> {
 }
 // ANCHOR_END: serve
 
+// ANCHOR: serve_slow
+/// `serve-slow [ADDR]`: the slow server alone, speaking seed 002's own
+/// protocol (`slow::SEED_002`), so that the seed's Python clients run
+/// against it unchanged.
+pub fn serve_slow(addrs: &[SocketAddr]) -> Result<(), String> {
+    let lp = Rc::new(EventLoop::new().map_err(|err| err.to_string())?);
+    let addrs = addrs.to_vec();
+    lp.block_on(async move {
+        let listener = first_that_works(&addrs, TcpListener::bind)?;
+        let addr = listener.local_addr().map_err(|err| err.to_string())?;
+        println!("listening on {addr}");
+        println!("{}", try_slow(addr));
+        slow::serve(listener, slow::SEED_002, SEED).await;
+        Ok(())
+    })
+    .map_err(|err| err.to_string())?
+}
+// ANCHOR_END: serve_slow
+
 /// Listens on the first of `addrs` where `listen` works, as std's
 /// `TcpListener::bind` does with a host name; if none does, says why the
 /// last one failed.
@@ -227,6 +247,16 @@ fn try_it(addr: SocketAddr) -> String {
     format!(
         "try: cargo run -p {package} -- client {addr} (or nc -N {} {}); \
          Ctrl-C stops the server",
+        addr.ip(),
+        addr.port()
+    )
+}
+
+/// How to ask the slow server: seed 002's clients, or netcat.
+fn try_slow(addr: SocketAddr) -> String {
+    format!(
+        "try: seed 002's Python clients (they ask 127.0.0.1:8080), or \
+         printf request | nc -N {} {}; Ctrl-C stops the server",
         addr.ip(),
         addr.port()
     )

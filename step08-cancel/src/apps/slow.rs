@@ -1,10 +1,12 @@
-//! The slow server of seed 002: it answers `request\n` with `response\n`,
-//! but only after a delay, the way a busy service far away would.
+//! The slow server of seed 002: it answers `request` with `response`, but
+//! only after a delay, the way a busy service far away would.
 //!
 //! Each connection carries one request, as the seed's clients make them.
 //! The delays come from a seeded generator, so every run meets the same
-//! ones. They span 0.05 s to 0.2 s: the seed's 0.5 s to 2 s scaled down ten
-//! times, so that the demo takes seconds rather than half a minute.
+//! ones. It speaks one of two protocols: the demo's (`DEMO`: lines, delays
+//! of 0.05 s to 0.2 s, the seed's scaled down ten times so that the demo
+//! takes seconds rather than half a minute) or the seed's own (`SEED_002`:
+//! bare words, 0.5 s to 2 s), which the seed's Python clients speak.
 
 use std::cell::RefCell;
 use std::io;
@@ -14,36 +16,68 @@ use std::time::Duration;
 use crate::net::{TcpListener, TcpStream, accept_clients};
 use crate::sleep::sleep;
 
-pub const REQUEST: &[u8] = b"request\n";
-pub const RESPONSE: &[u8] = b"response\n";
+// ANCHOR: protocols
+/// The words the server speaks, and how long it makes a client wait.
+#[derive(Debug, Clone, Copy)]
+pub struct Protocol {
+    pub request: &'static [u8],
+    pub response: &'static [u8],
+    pub shortest_ms: u64,
+    pub longest_ms: u64,
+}
+
+/// The demo's: a line each way, and the seed's delays scaled down ten times.
+pub const DEMO: Protocol = Protocol {
+    request: b"request\n",
+    response: b"response\n",
+    shortest_ms: 50,
+    longest_ms: 200,
+};
+
+/// The seed's own server's: bare words, no newline, 0.5 s to 2 s. The
+/// seed's Python clients send `request`, read once, and close.
+pub const SEED_002: Protocol = Protocol {
+    request: b"request",
+    response: b"response",
+    shortest_ms: 500,
+    longest_ms: 2000,
+};
+// ANCHOR_END: protocols
+
+pub const REQUEST: &[u8] = DEMO.request;
+pub const RESPONSE: &[u8] = DEMO.response;
 const UNKNOWN: &[u8] = b"error: unknown request\n";
 
-const SHORTEST_MS: u64 = 50;
-const LONGEST_MS: u64 = 200;
-
-/// Serves slow answers on `listener` for as long as its task runs; the
-/// delays come from `Delays::new(seed)`, one per request, in the order the
-/// requests arrive.
-pub async fn serve(listener: TcpListener, seed: u64) {
-    let delays = Rc::new(RefCell::new(Delays::new(seed)));
+/// Serves slow answers in `protocol` on `listener` for as long as its task
+/// runs; the delays come from `Delays::new(seed, protocol)`, one per
+/// request, in the order the requests arrive.
+pub async fn serve(listener: TcpListener, protocol: Protocol, seed: u64) {
+    let delays = Rc::new(RefCell::new(Delays::new(seed, protocol)));
     accept_clients(listener, move |stream| {
-        answer_request(stream, Rc::clone(&delays))
+        answer_request(stream, protocol, Rc::clone(&delays))
     })
     .await;
 }
 
 // ANCHOR: delays
 /// The server's delays: a small pseudo-random generator (xorshift) started
-/// from a seed, so the same seed gives the same delays on every run.
+/// from a seed, so the same seed gives the same delays on every run, each
+/// within `protocol`'s range.
 #[derive(Debug, Clone)]
 pub struct Delays {
     state: u64,
+    shortest_ms: u64,
+    longest_ms: u64,
 }
 
 impl Delays {
-    pub fn new(seed: u64) -> Self {
-        // Xorshift stays at zero for ever once there; any other seed works.
-        Delays { state: seed.max(1) }
+    pub fn new(seed: u64, protocol: Protocol) -> Self {
+        Delays {
+            // Xorshift stays at zero for ever once there; any other seed works.
+            state: seed.max(1),
+            shortest_ms: protocol.shortest_ms,
+            longest_ms: protocol.longest_ms,
+        }
     }
 }
 
@@ -54,23 +88,28 @@ impl Iterator for Delays {
         self.state ^= self.state << 13;
         self.state ^= self.state >> 7;
         self.state ^= self.state << 17;
-        let spread = self.state % (LONGEST_MS - SHORTEST_MS + 1);
-        Some(Duration::from_millis(SHORTEST_MS + spread))
+        let spread = self.state % (self.longest_ms - self.shortest_ms + 1);
+        Some(Duration::from_millis(self.shortest_ms + spread))
     }
 }
 // ANCHOR_END: delays
 
 // ANCHOR: slow_reply
-/// One connection: reads the request line, then answers it, after the next
-/// delay if it is `request`, at once if it is anything else, and closes.
-async fn answer_request(mut stream: TcpStream, delays: Rc<RefCell<Delays>>) {
-    let Ok(request) = read_request(&mut stream).await else {
+/// One connection: reads the request, then answers it, after the next
+/// delay if it is the protocol's request, at once if it is anything else,
+/// and closes.
+async fn answer_request(
+    mut stream: TcpStream,
+    protocol: Protocol,
+    delays: Rc<RefCell<Delays>>,
+) {
+    let Ok(request) = read_request(&mut stream, protocol).await else {
         return; // the client left before its request was complete
     };
-    let reply = if request == REQUEST {
+    let reply = if request == protocol.request {
         let delay = delays.borrow_mut().next().expect("delays never run out");
         sleep(delay).await;
-        RESPONSE
+        protocol.response
     } else {
         UNKNOWN
     };
@@ -79,19 +118,23 @@ async fn answer_request(mut stream: TcpStream, delays: Rc<RefCell<Delays>>) {
 }
 // ANCHOR_END: slow_reply
 
-/// Reads until the first line is complete and returns it, newline included.
-/// Bytes that outgrow a request without a newline come back as they are:
-/// they are no request. A client that closes before a line is complete is
-/// an error.
-async fn read_request(stream: &mut TcpStream) -> io::Result<Vec<u8>> {
+/// Reads until the request is complete and returns it. A request is
+/// complete at its first newline (included) or once it is as long as the
+/// protocol's request, whichever comes first: the seed's clients send a
+/// bare `request` and wait. A client that closes before its request is
+/// complete is an error.
+async fn read_request(
+    stream: &mut TcpStream,
+    protocol: Protocol,
+) -> io::Result<Vec<u8>> {
     let mut request = Vec::new();
     let mut chunk = [0; 64];
     loop {
-        if let Some(end) = request.iter().position(|&byte| byte == b'\n') {
-            request.truncate(end + 1);
-            return Ok(request);
-        }
-        if request.len() > REQUEST.len() {
+        let longest = protocol.request.len();
+        let newline = request.iter().position(|&byte| byte == b'\n');
+        let end = newline.map_or(longest, |at| (at + 1).min(longest));
+        if request.len() >= end {
+            request.truncate(end);
             return Ok(request);
         }
         match stream.read(&mut chunk).await? {

@@ -1,0 +1,279 @@
+//! `LOOP_TRACE=1`: every step from 2 on writes a line per phase of each turn
+//! on stderr. These tests parse those lines, check that each step's phases
+//! appear and that nothing is written when the variable is unset, and pin
+//! the turn walks the chapters include (`trace-stepNN.snap`).
+//!
+//! No pinned trace may depend on how late a busy machine runs: each scene
+//! is callbacks, yields and sockets on one thread, or timers set one after
+//! another, so a late wake-up changes only the times, which are redacted.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+
+use workshop_tests::{snapshot_settings, step_command};
+
+/// Runs `package` with `args` and `LOOP_TRACE=1`; returns what it wrote on
+/// stdout and stderr together, in the order it wrote it (one pipe for both:
+/// stdout is flushed at each line, stderr at once).
+fn traced_run(package: &str, args: &[&str]) -> String {
+    let mut command = step_command(package);
+    command.args(args).env("LOOP_TRACE", "1");
+    merged_output(command)
+}
+
+fn merged_output(mut command: Command) -> String {
+    let (mut reader, writer) = std::io::pipe().expect("a pipe");
+    command
+        .stdin(Stdio::null())
+        .stdout(writer.try_clone().expect("the pipe's writer clones"))
+        .stderr(writer);
+    let mut child = command.spawn().expect("the step starts");
+    drop(command); // our copies of the writer: the read ends with the child
+    let mut output = String::new();
+    reader
+        .read_to_string(&mut output)
+        .expect("the output is UTF-8");
+    let status = child.wait().expect("the step ends");
+    assert!(status.success(), "the traced run failed:\n{output}");
+    output
+}
+
+/// Only stderr, for the tests that parse every line.
+fn traced_stderr(package: &str, trace: Option<&str>) -> String {
+    let mut command = step_command(package);
+    if let Some(value) = trace {
+        command.env("LOOP_TRACE", value);
+    }
+    let output = command.output().expect("the step runs");
+    assert!(output.status.success(), "{package} failed");
+    String::from_utf8(output.stderr).expect("stderr is UTF-8")
+}
+
+/// The part of a demo's output under the heading `== title ==`, up to the
+/// next heading.
+fn section(output: &str, title: &str) -> String {
+    let heading = format!("== {title} ==");
+    let start = output
+        .find(&heading)
+        .unwrap_or_else(|| panic!("no section `{heading}` in:\n{output}"));
+    let rest = &output[start..];
+    let end = rest[heading.len()..]
+        .find("\n== ")
+        .map_or(rest.len(), |at| at + heading.len() + 1);
+    format!("{}\n", rest[..end].trim_end())
+}
+
+/// A trace line, parsed: `[+S.SSS s] turn N: what` (`run: what` in step 2).
+#[derive(Debug)]
+struct Line {
+    turn: Option<u64>,
+    what: String,
+}
+
+fn parse(line: &str) -> Option<Line> {
+    let rest = line.strip_prefix("[+")?;
+    let (seconds, rest) = rest.split_once(" s] ")?;
+    let (whole, millis) = seconds.split_once('.')?;
+    whole.parse::<u64>().ok()?;
+    (millis.len() == 3 && millis.parse::<u64>().is_ok()).then_some(())?;
+    if let Some(what) = rest.strip_prefix("run: ") {
+        return Some(Line {
+            turn: None,
+            what: what.to_owned(),
+        });
+    }
+    let (turn, what) = rest.strip_prefix("turn ")?.split_once(": ")?;
+    Some(Line {
+        turn: Some(turn.parse().ok()?),
+        what: what.to_owned(),
+    })
+}
+
+/// Every trace line of `stderr` (lines that start as one must parse), with
+/// turns that only ever count up, or start again at 1 on a new loop.
+fn trace_lines(stderr: &str) -> Vec<Line> {
+    let mut lines = Vec::new();
+    for text in stderr.lines().filter(|line| line.starts_with("[+")) {
+        let line = parse(text).unwrap_or_else(|| panic!("unparsable: {text}"));
+        if let (Some(last), Some(turn)) =
+            (lines.last().and_then(|l: &Line| l.turn), line.turn)
+        {
+            let new_loop = turn == 1;
+            assert!(
+                turn >= last || new_loop,
+                "turn {turn} after turn {last}: {text}"
+            );
+        }
+        lines.push(line);
+    }
+    lines
+}
+
+/// Runs `package`'s demo traced, and checks that a line starting with each
+/// of `phases` appears.
+fn assert_phases(package: &str, phases: &[&str]) {
+    let lines = trace_lines(&traced_stderr(package, Some("1")));
+    assert!(!lines.is_empty(), "{package} traced nothing");
+    let missing: Vec<&&str> = phases
+        .iter()
+        .filter(|phase| !lines.iter().any(|line| line.what.starts_with(**phase)))
+        .collect();
+    assert!(missing.is_empty(), "{package}: no line for {missing:?}");
+}
+
+/// Unset, `0` or empty: not one trace line.
+fn assert_silent_unless_asked(package: &str) {
+    for trace in [None, Some("0"), Some("")] {
+        let stderr = traced_stderr(package, trace);
+        assert!(
+            !stderr.lines().any(|line| line.starts_with("[+")),
+            "{package} traced with LOOP_TRACE={trace:?}:\n{stderr}"
+        );
+    }
+}
+
+const TURN_PHASES: [&str; 4] = ["wait ", "waited ", "timer due: ", "ran "];
+
+#[test]
+fn step02_traces_each_callback() {
+    assert_phases("step02", &["callback 1 (2 more ready)"]);
+    assert_silent_unless_asked("step02");
+}
+
+#[test]
+fn step03_traces_waits_timers_and_runs() {
+    assert_phases(
+        "step03",
+        &[&TURN_PHASES[..], &["wait: nothing to wait for"]].concat(),
+    );
+    assert_silent_unless_asked("step03");
+}
+
+#[test]
+fn step04_traces_sockets() {
+    assert_phases("step04", &[&TURN_PHASES[..], &["socket "]].concat());
+    assert_silent_unless_asked("step04");
+}
+
+#[test]
+fn step05_traces_woken_tasks_and_polls() {
+    let tasks = [
+        "task 0 woken: polled this turn",
+        "poll task 0: pending",
+        "poll task 0: done",
+    ];
+    assert_phases("step05", &[&TURN_PHASES[..], &tasks].concat());
+    assert_silent_unless_asked("step05");
+}
+
+#[test]
+fn step06_traces_a_panicked_poll() {
+    assert_phases(
+        "step06",
+        &[&TURN_PHASES[..], &["poll task 1: panicked"]].concat(),
+    );
+    assert_silent_unless_asked("step06");
+}
+
+#[test]
+fn step07_traces_which_task_a_socket_wakes() {
+    let sockets = [
+        "socket 1 readable: wakes task 1 (read)",
+        "socket 0 writable: nobody waits",
+    ];
+    assert_phases("step07", &[&TURN_PHASES[..], &sockets].concat());
+    assert_silent_unless_asked("step07");
+}
+
+#[test]
+fn step08_traces_cancelled_tasks() {
+    // No scene meets `timer cancelled: skipped` any more: the timeout's
+    // cancelled timer would come up at the start of the turn after the
+    // last poll, and `block_on` returns in the turn that polls its task.
+    let cancelled = ["poll task 1: cancelled: dropped unpolled"];
+    assert_phases("step08", &[&TURN_PHASES[..], &cancelled].concat());
+    assert_silent_unless_asked("step08");
+}
+
+/// Pins `trace` as `<name>.snap`, times redacted.
+fn assert_trace(name: &str, trace: &str) {
+    let mut settings = snapshot_settings();
+    settings.add_filter(r"\[\+\d+\.\d{3} s\]", "[+#.### s]");
+    settings.add_filter(r"\b(wait|waited) \d+\.\d{3} s", "$1 #.### s");
+    settings.add_filter(r"deadline \+\d+\.\d{3} s", "deadline +#.### s");
+    settings.bind(|| insta::assert_snapshot!(name, trace));
+}
+
+#[test]
+fn step02_trace_pinned() {
+    let output = traced_run("step02", &[]);
+    let trace = section(
+        &output,
+        "countup and countdown as callbacks that reschedule themselves",
+    );
+    assert_trace("trace-step02", &trace);
+}
+
+#[test]
+fn step03_trace_pinned() {
+    // Both sleeps of the first part are set one after the other, and the
+    // three timers of the last part share one deadline: however late the
+    // loop wakes, the turns are the same.
+    let output = traced_run("step03", &[]);
+    let trace = [
+        section(
+            &output,
+            "One after the other: sleep 0.5 s, then sleep 0.7 s",
+        ),
+        section(
+            &output,
+            "Equal deadlines fire in the order they were scheduled",
+        ),
+    ]
+    .join("\n");
+    assert_trace("trace-step03", &trace);
+}
+
+#[test]
+fn step05_trace_pinned() {
+    let output = traced_run("step05", &[]);
+    let trace = section(
+        &output,
+        "countup and countdown as tasks that yield after every line",
+    );
+    assert_trace("trace-step05", &trace);
+}
+
+#[test]
+fn step06_trace_pinned() {
+    let output = traced_run("step06", &[]);
+    let trace = [
+        section(&output, "spawn a child, then join it"),
+        section(&output, "A child that panics"),
+    ]
+    .join("\n");
+    assert_trace("trace-step06", &trace);
+}
+
+#[test]
+fn step07_trace_pinned() {
+    let output = traced_run("step07", &[]);
+    let trace = section(&output, "Hello, world! through a socket pair");
+    assert_trace("trace-step07", &trace);
+}
+
+#[test]
+fn step08_trace_pinned() {
+    let output = traced_run("step08", &[]);
+    let trace = section(&output, "Cancel a suspended task");
+    assert_trace("trace-step08", &trace);
+}
+
+#[test]
+fn step04_trace_pinned() {
+    // One request at a time: each timer is set only once the request before
+    // it has its answer, so no two can come due in one turn.
+    let output = traced_run("step04", &[]);
+    let trace = section(&output, "Ten requests to a slow server, one after another");
+    assert_trace("trace-step04", &trace);
+}
