@@ -140,10 +140,14 @@ impl Plan {
     /// Delays for the lateness workload, spread evenly over
     /// `lateness_spread`; the last one is the whole of it.
     pub fn lateness_delays(&self) -> Vec<Duration> {
-        let count = u32::try_from(self.lateness_sleeps).expect("a sensible count");
-        (1..=count)
-            .map(|i| self.lateness_spread * i / count)
-            .collect()
+        spread_evenly(self.lateness_sleeps, self.lateness_spread)
+    }
+
+    /// Delays for the dense lateness workload: as many sleeps as workload 3,
+    /// spread evenly over its 0-100 ms, so the loop is as busy as there, and
+    /// any lateness beyond a millisecond is the loop falling behind.
+    pub fn dense_lateness_delays(&self) -> Vec<Duration> {
+        spread_evenly(self.sleeps, self.sleep_max)
     }
 
     /// The echo plan that shares `scale_round_trips` among `connections`.
@@ -168,6 +172,12 @@ impl SplitMix64 {
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
     }
+}
+
+/// `count` delays spread evenly over `spread`; the last one is the whole of it.
+fn spread_evenly(count: usize, spread: Duration) -> Vec<Duration> {
+    let count = u32::try_from(count).expect("a sensible count");
+    (1..=count).map(|i| spread * i / count).collect()
 }
 
 #[cfg(test)]

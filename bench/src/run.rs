@@ -111,7 +111,12 @@ fn workloads<'a>(plan: &'a Plan, server: Option<&'a Path>) -> Vec<Workload<'a>> 
         yield_switch(plan),
         sleeps(plan, false),
         sleeps(plan, true),
-        lateness(plan),
+        lateness("lateness", plan.lateness_delays(), plan.lateness_spread),
+        lateness(
+            "lateness_dense",
+            plan.dense_lateness_delays(),
+            plan.sleep_max,
+        ),
         echo("echo", echo_label(plan.echo), plan.echo),
     ];
     if let Some(program) = server {
@@ -229,7 +234,7 @@ fn timer_cost<'a>(plan: &Plan, sleeps: usize) -> Workload<'a> {
     }
 }
 
-fn lateness<'a>(plan: &Plan) -> Workload<'a> {
+fn lateness<'a>(id: &str, delays: Vec<Duration>, spread: Duration) -> Workload<'a> {
     const METRICS: &[Metric] = &[
         Metric {
             id: "p50_ms",
@@ -252,13 +257,12 @@ fn lateness<'a>(plan: &Plan) -> Workload<'a> {
             better: Better::Zero,
         },
     ];
-    let delays = plan.lateness_delays();
     Workload {
-        id: "lateness".to_owned(),
+        id: id.to_owned(),
         label: format!(
             "4 {} sleeps spread over {}",
             count(delays.len()),
-            duration(plan.lateness_spread)
+            duration(spread)
         ),
         metrics: METRICS,
         measure: Box::new(move |side| {

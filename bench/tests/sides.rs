@@ -54,8 +54,9 @@ fn every_workload_reports_a_number_for_every_metric() {
     )
     .expect("every workload runs");
     let scaled = 2 * plan.scale_counts.len() + plan.scale_connections.len();
-    // spawn, yield, 2 sleeps x 2, lateness 4, echo, echo process 2, stream, idle
-    assert_eq!(table.rows.len(), 15 + scaled);
+    // spawn, yield, 2 sleeps x 2, 2 lateness x 4, echo, echo process 2,
+    // stream, idle
+    assert_eq!(table.rows.len(), 19 + scaled);
     for row in &table.rows {
         for (side, value) in table.sides.iter().zip(&row.values) {
             let value =

@@ -22,10 +22,11 @@
 //!    not the lesson. **NEW:** the woken tasks and their polls.
 //! 3. `waker.rs` **NEW**: task ids; `TaskWaker`, what a `Waker` points to;
 //!    `WokenTasks`, the list wakers write to.
-//! 4. `task.rs` **NEW**: `Task` and `Tasks`: `spawn`, `poll_task`.
+//! 4. `task.rs` **NEW**: `Task` and `Tasks`: `spawn`, `poll_woken`,
+//!    `poll_task`.
 //! 5. `event_loop.rs`: step 4's loop. **NEW**: `EventLoop::spawn`, `block_on`
 //!    (which takes the `RunGuard`, as `run` does), `running_loop`, and
-//!    `move_woken_tasks_to_ready` in `run_once`, the loop's turn, which does
+//!    `poll_woken` at the end of `run_once`, the loop's turn, which does
 //!    not wait while a task is woken.
 //! 6. `sleep.rs` **NEW**: `sleep`, `sleep_until`, `yield_now`.
 //! 7. `apps/mod.rs`, `apps/demo.rs`: not the runtime: the demo `cargo run`

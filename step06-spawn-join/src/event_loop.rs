@@ -196,14 +196,15 @@ impl EventLoop {
 
     /// One turn of the loop: waits for I/O, but no longer than until the
     /// next deadline (and not at all when a callback is ready or a task was
-    /// woken), moves the callbacks whose socket or deadline is ready and one
-    /// poll for each woken task onto the ready queue, then runs them.
+    /// woken), moves the callbacks whose socket or deadline is ready onto the
+    /// ready queue and runs them, then polls each woken task, those the
+    /// callbacks just woke included.
     fn run_once(&self) -> io::Result<()> {
         self.trace.turn_begins();
         self.wait_for_io(self.wait_time())?;
         self.move_due_timers_to_ready();
-        self.move_woken_tasks_to_ready();
         self.run_ready_callbacks();
+        self.tasks.poll_woken(&self.trace);
         Ok(())
     }
     // ANCHOR_END: run
@@ -282,17 +283,6 @@ impl EventLoop {
         }
     }
     // ANCHOR_END: due_timers
-
-    // ANCHOR: woken_to_ready
-    /// Queues one poll for each task woken since the last turn, in the order
-    /// they were woken. Polling a task is a callback like any other.
-    fn move_woken_tasks_to_ready(&self) {
-        for id in self.tasks.take_woken() {
-            self.trace.task_woken(id.0);
-            self.call_soon(move |lp| lp.tasks.poll_task(id, &lp.trace));
-        }
-    }
-    // ANCHOR_END: woken_to_ready
 
     // ANCHOR: run_ready
     /// Runs the callbacks that are ready at the start of this turn. Callbacks

@@ -1,4 +1,4 @@
-//! Tasks: futures the loop polls, one callback at a time, when they are woken.
+//! Tasks: futures the loop polls, one at a time, when they are woken.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -35,6 +35,9 @@ pub(crate) struct Tasks {
     table: RefCell<HashMap<TaskId, Task, SequentialIds>>,
     next_id: Cell<u64>,
     woken: Arc<WokenTasks>,
+    /// The ids `poll_woken` is working through; empty between turns, and
+    /// kept only so its memory is reused.
+    polling: Cell<Vec<TaskId>>,
 }
 // ANCHOR_END: task
 
@@ -44,6 +47,7 @@ impl Tasks {
             table: RefCell::new(HashMap::default()),
             next_id: Cell::new(0),
             woken: Arc::new(woken),
+            polling: Cell::new(Vec::new()),
         }
     }
 
@@ -69,14 +73,32 @@ impl Tasks {
     }
     // ANCHOR_END: spawn
 
+    // ANCHOR: poll_woken
+    /// Polls each task woken since the loop last looked, once, in the order
+    /// they were woken: the last phase of a turn of the loop. A task woken
+    /// during these polls (by itself, as `yield_now` does, or by another
+    /// task) is polled on the next turn, after the loop has looked at its
+    /// timers and sockets again.
+    pub(crate) fn poll_woken(&self, trace: &Trace) {
+        let mut polling = self.polling.take();
+        self.woken.take_into(&mut polling);
+        trace.tasks_woken(polling.iter().map(|id| id.0));
+        for &id in &polling {
+            self.poll_task(id, trace);
+        }
+        polling.clear();
+        self.polling.set(polling);
+    }
+    // ANCHOR_END: poll_woken
+
     // ANCHOR: poll_task
-    /// Polls the task `id` once: the callback a wake-up queues.
+    /// Polls the task `id` once.
     ///
     /// The waker's `queued` flag is cleared *before* the poll, so a wake-up
     /// that comes while the task runs (even from the task itself) queues one
     /// more poll instead of being lost. A task that completes leaves the
     /// table, so it is never polled again, whoever still holds its waker.
-    pub(crate) fn poll_task(&self, id: TaskId, trace: &Trace) {
+    fn poll_task(&self, id: TaskId, trace: &Trace) {
         let Some((mut future, waker)) = self.take_future(id) else {
             return; // finished already: this wake-up came too late
         };
@@ -103,11 +125,6 @@ impl Tasks {
         let mut table = self.table.borrow_mut();
         let task = table.get_mut(&id)?;
         Some((task.future.take()?, Arc::clone(&task.waker)))
-    }
-
-    /// The ids of the tasks woken since the loop last looked, oldest first.
-    pub(crate) fn take_woken(&self) -> Vec<TaskId> {
-        self.woken.take()
     }
 
     /// Whether a task has been woken since the loop last looked.
@@ -149,8 +166,12 @@ impl Tasks {
 /// `HashMap`'s default hasher is built to resist keys an attacker picks, and
 /// costs tens of nanoseconds a lookup; the loop looks a task up two or three
 /// times a poll. Task ids are counted out by the loop itself, so no one
-/// picks them: multiplying by a large odd constant (Fibonacci hashing)
-/// spreads consecutive ids over the whole table in a nanosecond.
+/// picks them, and the id can be its own hash. `HashMap` finds a key's
+/// slot from the hash's low bits, so consecutive ids get consecutive slots,
+/// and tasks spawned together sit together in memory, as in a `Vec`: a hash
+/// that scatters them, such as Fibonacci hashing, costs a cache miss per
+/// lookup once there are a million tasks. `HashMap` also reads a 7-bit tag
+/// from the top bits, all zeros in an id: the id's low bits go there too.
 pub(crate) type SequentialIds = BuildHasherDefault<IdHasher>;
 
 /// The hasher `SequentialIds` builds, holding the hash of one id.
@@ -163,7 +184,7 @@ impl Hasher for IdHasher {
     }
 
     fn write_u64(&mut self, id: u64) {
-        self.0 = id.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = id ^ (id << 57);
     }
 
     fn finish(&self) -> u64 {

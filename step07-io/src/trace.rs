@@ -16,12 +16,14 @@
 //!   that made ready.
 //! - `timer due: 1 (deadline +0.500 s)`: a timer that came due, by its
 //!   number, with its deadline since the start.
-//! - `task 2 woken: poll queued`: a woken task gets a poll on the ready
-//!   queue.
+//! - `ran 3 callbacks`: the turn ran the callbacks that were ready at its
+//!   start.
+//! - `task 2 woken: polled this turn`: the turn's last phase begins with
+//!   every task woken since the loop last looked (this turn's callbacks
+//!   may have woken some), in the order they were woken; each is then
+//!   polled, unless it is done already.
 //! - `poll task 2: pending`, `done` or `panicked`: a task's poll, and how
 //!   it left it.
-//! - `ran 3 callbacks`: the turn ran the callbacks that were ready at its
-//!   start (task polls among them).
 //!
 //! `run`, when nothing is left to wait for, ends with `turn N: wait: nothing
 //! to wait for`.
@@ -168,11 +170,15 @@ impl Trace {
         self.line(format_args!("timer due: {timer} (deadline +{at:.3} s)"));
     }
 
-    pub(crate) fn task_woken(&self, task: u64) {
+    /// The tasks the turn's last phase is about to poll. Unset, the ids are
+    /// never looked at.
+    pub(crate) fn tasks_woken(&self, tasks: impl Iterator<Item = u64>) {
         if !self.on {
             return;
         }
-        self.line(format_args!("task {task} woken: poll queued"));
+        for task in tasks {
+            self.line(format_args!("task {task} woken: polled this turn"));
+        }
     }
 
     pub(crate) fn polled(&self, task: u64, left: Left) {

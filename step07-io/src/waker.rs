@@ -95,15 +95,17 @@ impl WokenTasks {
         // Performance, not the lesson: this check only saves a system call.
         // On the loop's own thread the loop is running, not blocked: it reads
         // this list before it next waits, and the system call can be saved.
-        if thread::current().id() != self.loop_thread {
+        if this_thread() != Some(self.loop_thread) {
             // An error means the poller is gone with its loop: nothing to wake.
             let _ = self.interrupt.wake();
         }
     }
 
-    /// Takes every id written down so far, oldest first.
-    pub(crate) fn take(&self) -> Vec<TaskId> {
-        mem::take(&mut *self.lock())
+    /// Takes every id written down so far, oldest first, into `emptied`, a
+    /// list the caller has emptied: the two lists swap, so the memory of
+    /// both is reused turn after turn instead of allocated anew.
+    pub(crate) fn take_into(&self, emptied: &mut Vec<TaskId>) {
+        mem::swap(&mut *self.lock(), emptied);
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -113,9 +115,22 @@ impl WokenTasks {
 // ANCHOR_END: woken_tasks
 
 // ---------------------------------------------------------------------------
-// Plumbing: not the lesson. The list's lock, which shrugs off poisoning so
-// that no wake-up can panic. A reader may stop here.
+// Plumbing: not the lesson. The id of the waking thread, found without
+// touching the thread's handle; and the list's lock, which shrugs off
+// poisoning so that no wake-up can panic. A reader may stop here.
 // ---------------------------------------------------------------------------
+
+/// The id of the thread that calls it. `thread::current()` would count one
+/// more owner of the thread's handle, an atomic add and sub, on every wake;
+/// a thread-local remembers the id instead. `None` while the thread's locals
+/// are being destroyed: the caller then takes it for another thread, which
+/// costs a system call and is always safe.
+fn this_thread() -> Option<ThreadId> {
+    thread_local! {
+        static THIS_THREAD: ThreadId = thread::current().id();
+    }
+    THIS_THREAD.try_with(|id| *id).ok()
+}
 
 impl WokenTasks {
     /// Nothing can panic while holding this lock (it only pushes and takes),

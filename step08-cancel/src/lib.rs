@@ -37,7 +37,8 @@
 //!    (Tasks: `join_all` holds `CancelOnDrop`s, so dropping it cancels its
 //!    tasks.)
 //! 7. `sleep.rs`: step 7's. **NEW** (timers): a dropped `Sleep` cancels
-//!    its timer.
+//!    its timer, and its timer's callback owns the waker it wakes: a poll
+//!    from another task replaces the timer.
 //! 8. `timeout.rs` **NEW** (timeout): `timeout`, `TimedOut`.
 //! 9. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`, `async_io`
 //!    (a read dropped by `timeout` takes its waker back).

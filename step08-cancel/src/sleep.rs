@@ -4,10 +4,8 @@
 //! `.await` chain is: `async fn`s only await other futures, and somewhere a
 //! `poll` has to say "not yet" and arrange to be woken.
 
-use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -24,7 +22,6 @@ pub fn sleep(duration: Duration) -> Sleep {
 pub fn sleep_until(deadline: Instant) -> Sleep {
     Sleep {
         deadline,
-        waker: None,
         timer: None,
     }
 }
@@ -34,16 +31,16 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 /// Its first poll puts a timer on the running loop whose callback wakes the
 /// task; polls after that only look at the clock. Until the first poll,
 /// nothing happens at all: a future does nothing until it is polled.
-/// Dropped, it cancels its timer.
+/// Dropped, it cancels its timer; and since timers can be cancelled, its
+/// timer's callback owns the waker it wakes (there is no `Rc<RefCell<Waker>>`
+/// to share, as in step 7): a poll from another task replaces the timer.
 #[derive(Debug)]
 #[must_use = "a future does nothing unless it is awaited"]
 pub struct Sleep {
     deadline: Instant,
-    /// `None` until the timer is set; then the waker its callback wakes,
-    /// shared with the callback and updated at every poll.
-    waker: Option<Rc<RefCell<Waker>>>,
-    /// `None` until the timer is set; then the handle that cancels it.
-    timer: Option<TimerHandle>,
+    /// `None` until the timer is set; then the handle that cancels it, and
+    /// the waker its callback wakes.
+    timer: Option<(TimerHandle, Waker)>,
 }
 
 impl Future for Sleep {
@@ -53,20 +50,28 @@ impl Future for Sleep {
         if Instant::now() >= self.deadline {
             return Poll::Ready(());
         }
-        if let Some(waker) = &self.waker {
-            // Polled again before the deadline: the timer wakes whoever
-            // polled last.
-            waker.borrow_mut().clone_from(cx.waker());
-        } else {
-            let waker = Rc::new(RefCell::new(cx.waker().clone()));
-            let timer_waker = Rc::clone(&waker);
-            let timer = running_loop().call_at(self.deadline, move |_| {
-                timer_waker.borrow().wake_by_ref();
-            });
-            self.waker = Some(waker);
-            self.timer = Some(timer);
+        // Polled again before the deadline, the timer must wake whoever
+        // polled last: usually the same task, whose timer is set already.
+        let timer_is_set_for =
+            |(_, waker): &(TimerHandle, Waker)| waker.will_wake(cx.waker());
+        if !self.timer.as_ref().is_some_and(timer_is_set_for) {
+            self.set_timer(cx.waker().clone());
         }
         Poll::Pending
+    }
+}
+
+impl Sleep {
+    /// Sets a timer that wakes `waker` at the deadline, and cancels the one
+    /// it replaces, if any.
+    fn set_timer(&mut self, waker: Waker) {
+        let timer_waker = waker.clone();
+        let timer = running_loop().call_at(self.deadline, move |_| {
+            timer_waker.wake();
+        });
+        if let Some((replaced, _)) = self.timer.replace((timer, waker)) {
+            replaced.cancel();
+        }
     }
 }
 // ANCHOR_END: sleep
@@ -77,7 +82,7 @@ impl Future for Sleep {
 /// its timer is cancelled, so the loop neither keeps nor waits for it.
 impl Drop for Sleep {
     fn drop(&mut self) {
-        if let Some(timer) = &self.timer {
+        if let Some((timer, _)) = &self.timer {
             timer.cancel();
         }
     }

@@ -77,6 +77,41 @@ fn a_task_that_wakes_itself_while_polled_is_polled_again() {
 }
 
 #[test]
+fn a_task_woken_by_a_callback_is_polled_in_the_same_turn() {
+    // One turn per wake-up: a timer or socket callback that wakes a task is
+    // followed, in the same turn, by the task's poll, not by one more
+    // `epoll_wait` first. So the task runs before any callback the waking
+    // callback scheduled, which waits for the next turn.
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let order: Rc<RefCell<Vec<&str>>> = Rc::default();
+        let seen = Rc::clone(&order);
+        let same_loop = Rc::clone(&lp);
+        lp.block_on(async move {
+            let mut parked = false;
+            future::poll_fn(|cx| {
+                if parked {
+                    return Poll::Ready(());
+                }
+                parked = true;
+                let waker = cx.waker().clone();
+                let seen = Rc::clone(&seen);
+                same_loop.call_soon(move |lp| {
+                    lp.call_soon(move |_| seen.borrow_mut().push("next callback"));
+                    waker.wake();
+                });
+                Poll::Pending
+            })
+            .await;
+            seen.borrow_mut().push("woken task");
+            yield_now().await; // the next turn runs the next callback
+        })
+        .unwrap();
+        assert_eq!(*order.borrow(), ["woken task", "next callback"]);
+    });
+}
+
+#[test]
 fn a_self_waking_main_task_runs_to_completion() {
     let polls = within(Duration::from_secs(5), || {
         let mut left = 3;

@@ -80,11 +80,11 @@ fn a_task_cancelled_before_its_first_poll_is_never_polled() {
 }
 
 #[test]
-fn a_task_whose_poll_is_already_on_the_ready_queue_is_not_polled_again() {
-    // Seed 004's admitted gap: the child is scheduled to run in this very
-    // turn, right after the parent that cancels it. Timers with the same
-    // deadline fire in the order they were set: the parent's first, so the
-    // parent's poll and then the child's are queued together.
+fn a_task_already_due_for_a_poll_is_not_polled_again() {
+    // Seed 004's admitted gap: the child is due to run in this very turn,
+    // right after the parent that cancels it. Timers with the same deadline
+    // fire in the order they were set: the parent's first, so the parent
+    // and then the child are woken together, and polled in that order.
     within(HANG_LIMIT, || {
         let after_wake = Rc::new(Cell::new(false));
         let resumed = Rc::clone(&after_wake);

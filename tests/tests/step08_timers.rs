@@ -3,10 +3,12 @@
 //! timers are swept by asyncio's rule, so they do not pile up.
 
 use std::cell::{Cell, RefCell};
+use std::future::{self, Future};
 use std::rc::Rc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use step08::{EventLoop, sleep, timeout, yield_now};
+use step08::{EventLoop, sleep, spawn, timeout, yield_now};
 use workshop_tests::{DropFlag, HANG_LIMIT, within};
 
 fn new_loop() -> Rc<EventLoop> {
@@ -211,5 +213,27 @@ fn a_sweep_keeps_the_live_timers_in_their_order() {
         lp.run().unwrap();
         let expected: Vec<i32> = (0..300).step_by(3).collect();
         assert_eq!(*fired.borrow(), expected);
+    });
+}
+
+#[test]
+fn a_sleep_polled_by_another_task_wakes_that_task() {
+    // The timer's callback owns the waker of the task that set it: a poll
+    // from another task must replace the timer, and the first one must not
+    // fire.
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        lp.block_on(async move {
+            let mut nap = Box::pin(sleep(Duration::from_millis(20)));
+            let first_poll =
+                future::poll_fn(|cx| Poll::Ready(nap.as_mut().poll(cx))).await;
+            assert!(first_poll.is_pending(), "the timer is set for this task");
+            let handle = spawn(nap);
+            yield_now().await; // the new task polls the sleep: a new timer
+            assert_eq!(heap_len(&same_loop), 2, "one live, one cancelled");
+            handle.await.expect("the other task wakes and ends");
+        })
+        .unwrap();
     });
 }
