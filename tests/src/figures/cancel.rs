@@ -126,18 +126,9 @@ fn events(part: &str) -> Vec<Event> {
         cancelled_tasks > 1,
         "the server's connections are cancelled too"
     );
-    if let Some(&(t, n)) = clients_reading.first() {
-        let readable = format!("{n} readable:");
-        push(t, 3, &[&readable, "the server's", "ends closed"], false);
-    }
-    if let Some(&t) = closed.first() {
-        let told = format!("all {} told:", closed.len());
-        push(
-            t,
-            3,
-            &[&told, "\"the server", "closed the", "connection\""],
-            false,
-        );
+    for (t, lines) in client_cells(clients_reading.first().copied(), &closed) {
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        push(t, 3, &lines, false);
     }
     events.sort_by_key(|e| (e.turn, e.lane));
     let first = events[0].turn;
@@ -145,6 +136,44 @@ fn events(part: &str) -> Vec<Event> {
         event.turn -= first;
     }
     events
+}
+
+/// The clients' lane: when they found their streams readable, and when
+/// all of them had been told the server closed the connection. Polled in
+/// the turn that woke them, they do both in one turn: then one cell says
+/// both, rather than two written on top of each other.
+fn client_cells(
+    reading: Option<(u64, usize)>,
+    closed: &[u64],
+) -> Vec<(u64, Vec<String>)> {
+    let told = closed.first().copied();
+    let owned = |lines: &[&str]| lines.iter().map(|l| (*l).to_owned()).collect();
+    match (reading, told) {
+        (Some((t, n)), Some(t_told)) if t_told == t => vec![(
+            t,
+            owned(&[
+                &format!("{n} readable, and"),
+                &format!("all {} told: \"the", closed.len()),
+                "server closed the",
+                "connection\"",
+            ]),
+        )],
+        _ => {
+            let mut cells = Vec::new();
+            if let Some((t, n)) = reading {
+                let readable = format!("{n} readable:");
+                cells.push((t, owned(&[&readable, "the server's", "ends closed"])));
+            }
+            if let Some(t) = told {
+                let all = format!("all {} told:", closed.len());
+                cells.push((
+                    t,
+                    owned(&[&all, "\"the server", "closed the", "connection\""]),
+                ));
+            }
+            cells
+        }
+    }
 }
 
 /// `sockets on the loop: 7 (the listener, 3 clients)` -> `7 sockets`,
