@@ -191,17 +191,7 @@ async fn request(addr: SocketAddr) -> io::Result<String> {
 /// `serve [ADDR]`: the echo server alone, until the process is stopped, on
 /// the first of `addrs` (what `ADDR` names) it can listen on.
 pub fn serve(addrs: &[SocketAddr]) -> Result<(), String> {
-    let lp = Rc::new(EventLoop::new().map_err(|err| err.to_string())?);
-    let addrs = addrs.to_vec();
-    lp.block_on(async move {
-        let listener = first_that_works(&addrs, TcpListener::bind)?;
-        let addr = listener.local_addr().map_err(|err| err.to_string())?;
-        println!("listening on {addr}");
-        println!("{}", try_it(addr));
-        echo::serve(listener).await;
-        Ok(())
-    })
-    .map_err(|err| err.to_string())?
+    serve_alone(addrs, try_it, echo::serve)
 }
 // ANCHOR_END: serve
 
@@ -210,19 +200,31 @@ pub fn serve(addrs: &[SocketAddr]) -> Result<(), String> {
 /// protocol (`slow::SEED_002`), so that the seed's Python clients run
 /// against it unchanged.
 pub fn serve_slow(addrs: &[SocketAddr]) -> Result<(), String> {
+    serve_alone(addrs, try_slow, |listener| {
+        slow::serve(listener, slow::SEED_002, SEED)
+    })
+}
+// ANCHOR_END: serve_slow
+
+/// Runs `server` on the first of `addrs` it can listen on, after saying
+/// where and how to `try` it, until the process is stopped.
+fn serve_alone<F: Future<Output = ()> + 'static>(
+    addrs: &[SocketAddr],
+    try_: fn(SocketAddr) -> String,
+    server: impl FnOnce(TcpListener) -> F + 'static,
+) -> Result<(), String> {
     let lp = Rc::new(EventLoop::new().map_err(|err| err.to_string())?);
     let addrs = addrs.to_vec();
     lp.block_on(async move {
         let listener = first_that_works(&addrs, TcpListener::bind)?;
         let addr = listener.local_addr().map_err(|err| err.to_string())?;
         println!("listening on {addr}");
-        println!("{}", try_slow(addr));
-        slow::serve(listener, slow::SEED_002, SEED).await;
+        println!("{}", try_(addr));
+        server(listener).await;
         Ok(())
     })
     .map_err(|err| err.to_string())?
 }
-// ANCHOR_END: serve_slow
 
 /// Listens on the first of `addrs` where `listen` works, as std's
 /// `TcpListener::bind` does with a host name; if none does, says why the
