@@ -7,37 +7,11 @@
 //! is callbacks, yields and sockets on one thread, or timers set one after
 //! another, so a late wake-up changes only the times, which are redacted.
 
-use std::io::Read;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
+use workshop_tests::figures::{merged_output, traced_output};
 use workshop_tests::{snapshot_settings, step_command};
-
-/// Runs `package` with `args` and `LOOP_TRACE=1`; returns what it wrote on
-/// stdout and stderr together, in the order it wrote it (one pipe for both:
-/// stdout is flushed at each line, stderr at once).
-fn traced_run(package: &str, args: &[&str]) -> String {
-    let mut command = step_command(package);
-    command.args(args).env("LOOP_TRACE", "1");
-    merged_output(command)
-}
-
-fn merged_output(mut command: Command) -> String {
-    let (mut reader, writer) = std::io::pipe().expect("a pipe");
-    command
-        .stdin(Stdio::null())
-        .stdout(writer.try_clone().expect("the pipe's writer clones"))
-        .stderr(writer);
-    let mut child = command.spawn().expect("the step starts");
-    drop(command); // our copies of the writer: the read ends with the child
-    let mut output = String::new();
-    reader
-        .read_to_string(&mut output)
-        .expect("the output is UTF-8");
-    let status = child.wait().expect("the step ends");
-    assert!(status.success(), "the traced run failed:\n{output}");
-    output
-}
 
 /// Only stderr, for the tests that parse every line.
 fn traced_stderr(package: &str, trace: Option<&str>) -> String {
@@ -207,7 +181,7 @@ fn assert_trace(name: &str, trace: &str) {
 
 #[test]
 fn step02_trace_pinned() {
-    let output = traced_run("step02", &[]);
+    let output = traced_output("step02", &[]);
     let trace = section(
         &output,
         "countup and countdown as callbacks that reschedule themselves",
@@ -220,7 +194,7 @@ fn step03_trace_pinned() {
     // Both sleeps of the first part are set one after the other, and the
     // three timers of the last part share one deadline: however late the
     // loop wakes, the turns are the same.
-    let output = traced_run("step03", &[]);
+    let output = traced_output("step03", &[]);
     let trace = [
         section(
             &output,
@@ -237,7 +211,7 @@ fn step03_trace_pinned() {
 
 #[test]
 fn step05_trace_pinned() {
-    let output = traced_run("step05", &[]);
+    let output = traced_output("step05", &[]);
     let trace = section(
         &output,
         "countup and countdown as tasks that yield after every line",
@@ -247,7 +221,7 @@ fn step05_trace_pinned() {
 
 #[test]
 fn step06_trace_pinned() {
-    let output = traced_run("step06", &[]);
+    let output = traced_output("step06", &[]);
     let trace = [
         section(&output, "spawn a child, then join it"),
         section(&output, "A child that panics"),
@@ -258,14 +232,14 @@ fn step06_trace_pinned() {
 
 #[test]
 fn step07_trace_pinned() {
-    let output = traced_run("step07", &[]);
+    let output = traced_output("step07", &[]);
     let trace = section(&output, "Hello, world! through a socket pair");
     assert_trace("trace-step07", &trace);
 }
 
 #[test]
 fn step08_trace_pinned() {
-    let output = traced_run("step08", &[]);
+    let output = traced_output("step08", &[]);
     let trace = section(&output, "Cancel a suspended task");
     assert_trace("trace-step08", &trace);
 }
@@ -274,7 +248,7 @@ fn step08_trace_pinned() {
 fn step04_trace_pinned() {
     // One request at a time: each timer is set only once the request before
     // it has its answer, so no two can come due in one turn.
-    let output = traced_run("step04", &[]);
+    let output = traced_output("step04", &[]);
     let trace = section(&output, "Ten requests to a slow server, one after another");
     assert_trace("trace-step04", &trace);
 }
