@@ -296,3 +296,49 @@ fn step03_concurrent_sleeps_trace_pinned() {
     let trace = scene_output("step03_concurrent_sleeps_trace_pinned", &["slept "]);
     assert_trace("trace-step03-concurrent", &trace);
 }
+
+#[test]
+fn step08_traces_cancelled_timers_skipped_and_swept() {
+    // No demo leaves a cancelled timer for the loop to meet (the demo's is
+    // dropped with the loop), so this scene makes both cases happen: a
+    // cancelled timer on top of a small heap is skipped, and a heap of more
+    // than 100 timers, more than half cancelled, is swept in one go.
+    if std::env::var_os(SCENE).is_some() {
+        let lp = step08::EventLoop::new().expect("a loop");
+        let skipped = lp.call_later(Duration::from_millis(10), |_| {});
+        lp.call_later(Duration::from_millis(20), |_| println!("fired: 20 ms"));
+        assert!(skipped.cancel());
+        lp.run().expect("the loop runs");
+        let far = Duration::from_secs(60);
+        let handles: Vec<_> = (0..149).map(|_| lp.call_later(far, |_| {})).collect();
+        lp.call_later(Duration::from_millis(10), |_| println!("fired: 10 ms"));
+        for handle in &handles {
+            assert!(handle.cancel());
+        }
+        lp.run().expect("the loop runs");
+        return;
+    }
+    let scene = scene_output(
+        "step08_traces_cancelled_timers_skipped_and_swept",
+        &["fired: "],
+    );
+    let lines: Vec<&str> = scene.lines().collect();
+    let at = |wanted: &str| {
+        lines
+            .iter()
+            .position(|line| line.ends_with(wanted))
+            .unwrap_or_else(|| panic!("no `{wanted}` in:\n{scene}"))
+    };
+    assert!(
+        at("timer cancelled: skipped") < at("fired: 20 ms"),
+        "{scene}"
+    );
+    assert!(
+        at("fired: 20 ms") < at("swept 149 cancelled timers"),
+        "{scene}"
+    );
+    assert!(
+        at("swept 149 cancelled timers") < at("fired: 10 ms"),
+        "{scene}"
+    );
+}
