@@ -30,7 +30,7 @@ fn main() -> ExitCode {
     let (mode, addr): (Mode, &str) = match args[..] {
         [] => return report(demo::run().map_err(|err| err.to_string())),
         ["--help" | "-h"] => {
-            println!("{USAGE}");
+            println!("{USAGE}\n\n{}", modes());
             return ExitCode::SUCCESS;
         }
         ["serve"] => (demo::serve, DEFAULT_ADDR),
@@ -82,6 +82,18 @@ fn report(outcome: Result<(), String>) -> ExitCode {
 fn usage_error(problem: &str) -> ExitCode {
     eprintln!("error: {problem}; {USAGE}");
     ExitCode::from(2)
+}
+
+/// What `--help` adds below the usage line: what each mode does, and the
+/// address it takes when given none.
+fn modes() -> String {
+    format!(
+        "  (nothing)          the demo\n\
+         \x20 serve [ADDR]       the echo server alone, on ADDR ({DEFAULT_ADDR})\n\
+         \x20 client [ADDR]      type lines to the echo server at ADDR ({DEFAULT_ADDR})\n\
+         \x20 serve-slow [ADDR]  seed 002's slow server, on ADDR ({SLOW_ADDR})\n\
+         ADDR is an IP address or a host name, with a port: localhost:3001"
+    )
 }
 
 // ---------------------------------------------------------------------------

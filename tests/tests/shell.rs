@@ -96,6 +96,23 @@ fn help_prints_the_usage_and_succeeds() {
 }
 
 #[test]
+fn help_says_what_each_mode_does_and_its_default_address() {
+    for package in SERVING_STEPS {
+        let help = run_step(package, &["--help"]).stdout;
+        for wanted in [
+            "serve [ADDR]       the echo server alone, on ADDR (127.0.0.1:3000)",
+            "client [ADDR]      type lines to the echo server at ADDR (127.0.0.1:3000)",
+            "serve-slow [ADDR]  seed 002's slow server, on ADDR (127.0.0.1:8080)",
+        ] {
+            assert!(
+                help.contains(wanted),
+                "{package} --help lacks `{wanted}`:\n{help}"
+            );
+        }
+    }
+}
+
+#[test]
 fn the_usage_names_the_client_mode() {
     for package in SERVING_STEPS {
         let transcript = run_step(package, &["--help"]);
