@@ -14,6 +14,7 @@ pub mod track;
 
 use std::cell::Cell;
 use std::fmt;
+use std::fs;
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -56,6 +57,30 @@ pub fn step_command(package: &str) -> Command {
     // the tests that want the trace set it themselves.
     command.env_remove("LOOP_TRACE");
     command
+}
+
+/// Every file below `dir`, as a path relative to it with `/` between its
+/// parts, sorted: the same list on every platform. A folder that cannot be
+/// read is passed over.
+pub fn files_below(dir: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        for entry in fs::read_dir(&current).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if let Ok(relative) = path.strip_prefix(dir) {
+                let parts: Vec<_> = relative
+                    .components()
+                    .map(|part| part.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                files.push(parts.join("/"));
+            }
+        }
+    }
+    files.sort();
+    files
 }
 
 /// The repository's root folder, where the workspace `Cargo.toml` is.

@@ -280,28 +280,11 @@ pub fn track(step_dir: &Path, step: u32) -> Result<Vec<Marked>, String> {
 
 /// The `.rs` files under `step_dir/src`, relative to `step_dir`, sorted.
 pub fn rust_files(step_dir: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    let mut pending = vec![step_dir.join("src")];
-    while let Some(dir) = pending.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "rs") {
-                let relative = path.strip_prefix(step_dir).expect("found inside");
-                let parts: Vec<_> = relative
-                    .components()
-                    .map(|part| part.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                files.push(parts.join("/"));
-            }
-        }
-    }
-    files.sort();
-    files
+    crate::files_below(&step_dir.join("src"))
+        .into_iter()
+        .filter(|file| Path::new(file).extension().is_some_and(|ext| ext == "rs"))
+        .map(|file| format!("src/{file}"))
+        .collect()
 }
 
 /// `text` with the bodies of `marked` (all in this file) made `todo!()`.

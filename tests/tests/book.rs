@@ -16,34 +16,16 @@ use workshop_tests::book::{
     snapshot_header_lines, step_chapters, step_diff, step_number,
 };
 use workshop_tests::track;
-use workshop_tests::workspace_root;
+use workshop_tests::{files_below, workspace_root};
 
 /// Every Markdown file under `book/src`, relative to it, `/`-separated.
 fn markdown_files() -> Vec<String> {
-    let src = book_src();
-    let mut found = Vec::new();
-    let mut pending = vec![src.clone()];
-    while let Some(dir) = pending.pop() {
-        for entry in fs::read_dir(&dir).expect("book/src can be listed") {
-            let path = entry.expect("an entry can be read").path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "md") {
-                found.push(relative_name(&src, &path));
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
-fn relative_name(base: &Path, path: &Path) -> String {
-    let relative = path.strip_prefix(base).expect("inside the base");
-    let parts: Vec<_> = relative
-        .components()
-        .map(|part| part.as_os_str().to_string_lossy().into_owned())
+    let files: Vec<String> = files_below(&book_src())
+        .into_iter()
+        .filter(|file| Path::new(file).extension().is_some_and(|ext| ext == "md"))
         .collect();
-    parts.join("/")
+    assert!(!files.is_empty(), "book/src holds no Markdown file");
+    files
 }
 
 fn all_includes() -> Vec<Include> {

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::Path;
 
 use workshop_tests::book::{read_text, step_folders, step_number};
-use workshop_tests::workspace_root;
+use workshop_tests::{files_below, workspace_root};
 
 /// The first step with a reading map: steps 1-3 are one `lib.rs` each.
 const FIRST_MAPPED_STEP: u32 = 4;
@@ -32,31 +32,12 @@ fn mapped_steps() -> Vec<String> {
 
 /// Every `.rs` file under a step's `src/`, relative to it, `/`-separated.
 fn source_files(step: &str) -> Vec<String> {
-    let src = workspace_root().join(step).join("src");
-    let mut found = Vec::new();
-    let mut pending = vec![src.clone()];
-    while let Some(dir) = pending.pop() {
-        for entry in fs::read_dir(&dir).expect("src/ can be listed") {
-            let path = entry.expect("an entry can be read").path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "rs") {
-                found.push(relative(&src, &path));
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
-fn relative(base: &Path, path: &Path) -> String {
-    let parts: Vec<_> = path
-        .strip_prefix(base)
-        .expect("inside the base")
-        .components()
-        .map(|part| part.as_os_str().to_string_lossy().into_owned())
+    let files: Vec<String> = files_below(&workspace_root().join(step).join("src"))
+        .into_iter()
+        .filter(|file| Path::new(file).extension().is_some_and(|ext| ext == "rs"))
         .collect();
-    parts.join("/")
+    assert!(!files.is_empty(), "{step}/src holds no .rs file");
+    files
 }
 
 /// The files the map in `lib.rs` lists, in its order. A map entry is a

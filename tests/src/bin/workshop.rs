@@ -345,24 +345,7 @@ fn changes(file: &str, before: &str, after: &str) -> String {
 
 /// The files kept under `dir`, relative to it, `/`-separated.
 fn kept_files(dir: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(current) = pending.pop() {
-        for entry in fs::read_dir(&current).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if let Ok(relative) = path.strip_prefix(dir) {
-                let parts: Vec<_> = relative
-                    .components()
-                    .map(|part| part.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                files.push(parts.join("/"));
-            }
-        }
-    }
-    files.sort();
-    files
+    workshop_tests::files_below(dir)
 }
 
 fn status(root: &Path) -> Result<(), String> {
