@@ -17,11 +17,13 @@ use std::fmt;
 use std::future::Future;
 use std::io;
 use std::panic;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
+use std::task::Waker;
 use std::time::{Duration, Instant};
 
 use mio::event::{Event, Source};
 use mio::{Events, Interest, Poll, Token};
+use slab::Slab;
 
 use crate::join::{CancelOnDrop, JoinError, JoinHandle};
 use crate::task::Tasks;
@@ -45,8 +47,7 @@ pub type Callback = Box<dyn FnOnce(&EventLoop)>;
 pub struct EventLoop {
     ready: RefCell<VecDeque<Callback>>,
     timers: RefCell<BinaryHeap<Timer>>,
-    cancelled_timers: Rc<Cell<usize>>,
-    next_sequence: Cell<u64>,
+    pending_timers: Rc<RefCell<PendingTimers>>,
     running: Cell<bool>,
     poll: RefCell<Poll>,
     events: RefCell<Events>,
@@ -63,8 +64,7 @@ impl EventLoop {
         Ok(EventLoop {
             ready: RefCell::new(VecDeque::new()),
             timers: RefCell::new(BinaryHeap::new()),
-            cancelled_timers: Rc::new(Cell::new(0)),
-            next_sequence: Cell::new(0),
+            pending_timers: Rc::default(),
             running: Cell::new(false),
             poll: RefCell::new(poll),
             events: RefCell::new(Events::with_capacity(EVENTS_PER_POLL)),
@@ -100,18 +100,21 @@ impl EventLoop {
         deadline: Instant,
         callback: impl FnOnce(&EventLoop) + 'static,
     ) -> TimerHandle {
-        let sequence = self.next_sequence.get();
-        self.next_sequence.set(sequence + 1);
-        let callback: TimerCallback =
-            Rc::new(RefCell::new(Some(Box::new(callback))));
-        self.timers.borrow_mut().push(Timer {
-            deadline,
-            sequence,
-            callback: Rc::clone(&callback),
-        });
+        self.set_timer(deadline, TimerAction::Run(Box::new(callback)))
+    }
+
+    /// Wakes `waker` once the clock reaches `deadline`: a timer for a
+    /// `Sleep`, with no callback to box.
+    pub(crate) fn wake_at(&self, deadline: Instant, waker: Waker) -> TimerHandle {
+        self.set_timer(deadline, TimerAction::Wake(waker))
+    }
+
+    fn set_timer(&self, deadline: Instant, action: TimerAction) -> TimerHandle {
+        let id = self.pending_timers.borrow_mut().insert(action);
+        self.timers.borrow_mut().push(Timer { deadline, id });
         TimerHandle {
-            callback,
-            cancelled_timers: Rc::clone(&self.cancelled_timers),
+            id,
+            pending_timers: Rc::downgrade(&self.pending_timers),
         }
     }
     // ANCHOR_END: call_later
@@ -236,7 +239,7 @@ impl EventLoop {
     /// Cancelled timers do not count: nothing would ever come of them.
     fn has_work(&self) -> bool {
         !self.ready.borrow().is_empty()
-            || self.timers.borrow().len() > self.cancelled_timers.get()
+            || !self.pending_timers.borrow().is_empty()
             || self.io_waiters.borrow().values().any(IoWaiters::is_waiting)
             || self.tasks.any_woken()
     }
@@ -252,17 +255,17 @@ impl EventLoop {
     /// pile up until their far-off deadlines.
     fn remove_cancelled_timers(&self) {
         let mut timers = self.timers.borrow_mut();
-        let cancelled = self.cancelled_timers.get();
+        let pending = self.pending_timers.borrow();
+        let is_pending = |timer: &Timer| pending.contains(timer.id);
+        let cancelled = timers.len() - pending.len();
         if timers.len() > SWEEP_ABOVE_TIMERS && cancelled * 2 > timers.len() {
-            timers.retain(Timer::is_live);
+            timers.retain(is_pending);
             timers.shrink_to_fit();
             self.trace.swept(cancelled);
-            self.cancelled_timers.set(0);
         } else {
-            while timers.peek().is_some_and(|timer| !timer.is_live()) {
+            while timers.peek().is_some_and(|timer| !is_pending(timer)) {
                 timers.pop();
                 self.trace.timer_skipped();
-                self.cancelled_timers.set(self.cancelled_timers.get() - 1);
             }
         }
     }
@@ -322,23 +325,37 @@ impl EventLoop {
     // ANCHOR_END: wait_for_io
 
     // ANCHOR: due_timers
-    /// Moves every timer whose deadline has passed to the ready queue, earliest
-    /// first; timers with equal deadlines keep the order they were scheduled in.
-    /// A cancelled one met on the way is simply dropped.
+    /// Moves the callback of every timer whose deadline has passed to the
+    /// ready queue, earliest first, and wakes the task of every due `Sleep`;
+    /// timers with equal deadlines keep the order they were scheduled in.
     fn move_due_timers_to_ready(&self) {
         let now = Instant::now();
-        let mut timers = self.timers.borrow_mut();
-        let mut ready = self.ready.borrow_mut();
-        while timers.peek().is_some_and(|timer| timer.deadline <= now) {
-            let timer = timers.pop().expect("peek just saw this timer");
-            if let Some(callback) = timer.callback.take() {
-                self.trace.timer_due(timer.sequence, timer.deadline);
-                ready.push_back(callback);
-            } else {
-                self.trace.timer_skipped();
-                self.cancelled_timers.set(self.cancelled_timers.get() - 1);
+        while let Some(action) = self.pop_due_timer(now) {
+            match action {
+                TimerAction::Run(callback) => {
+                    self.ready.borrow_mut().push_back(callback);
+                }
+                // No borrow is held: a waker is anyone's code, and may use
+                // the loop.
+                TimerAction::Wake(waker) => waker.wake(),
             }
         }
+    }
+
+    /// Takes the earliest timer off the heap if its deadline has passed, and
+    /// its action out of the pending timers. A cancelled one met on the way
+    /// is simply dropped.
+    fn pop_due_timer(&self, now: Instant) -> Option<TimerAction> {
+        let mut timers = self.timers.borrow_mut();
+        while timers.peek().is_some_and(|timer| timer.deadline <= now) {
+            let timer = timers.pop().expect("peek just saw this timer");
+            if let Some(action) = self.pending_timers.borrow_mut().take(timer.id) {
+                self.trace.timer_due(timer.id.sequence, timer.deadline);
+                return Some(action);
+            }
+            self.trace.timer_skipped();
+        }
+        None
     }
     // ANCHOR_END: due_timers
 
@@ -549,7 +566,8 @@ where
 // ANCHOR_END: join_all
 
 // ANCHOR: timer
-/// A callback waiting for its deadline.
+/// When a timer is due, and which timer it is; what it does waits in the
+/// pending timers, under its id.
 ///
 /// `BinaryHeap` keeps its *largest* element on top, so the ordering is
 /// reversed: the earliest deadline compares as the largest. The sequence
@@ -557,24 +575,62 @@ where
 /// were scheduled.
 struct Timer {
     deadline: Instant,
-    sequence: u64,
-    callback: TimerCallback,
-}
-
-/// A timer's callback, shared by the heap and the timer's handle. It is
-/// taken out when the timer fires or is cancelled, so a timer still in the
-/// heap with no callback is a cancelled one.
-type TimerCallback = Rc<RefCell<Option<Callback>>>;
-
-impl Timer {
-    fn is_live(&self) -> bool {
-        self.callback.borrow().is_some()
-    }
+    id: TimerId,
 }
 
 impl Ord for Timer {
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))
+        (other.deadline, other.id.sequence).cmp(&(self.deadline, self.id.sequence))
+    }
+}
+
+/// What a timer does at its deadline: run a callback, or wake the task
+/// of a `Sleep`.
+enum TimerAction {
+    Run(Callback),
+    Wake(Waker),
+}
+
+/// The timers that have neither fired nor been cancelled: what each will
+/// do, by id. Firing or cancelling a timer takes its action out, so a timer
+/// in the heap that is not pending here is a cancelled one.
+///
+/// A `Slab` is a `Vec` that reuses the places freed in it, so a timer is
+/// found by its index at once, and timers set and cancelled by the million
+/// take no more room than those pending at one time. A freed place is
+/// reused, its index with it, so an id also holds the timer's sequence
+/// number, which is never reused: an id whose place holds another number
+/// names a timer that is gone.
+#[derive(Default)]
+struct PendingTimers {
+    actions: Slab<(u64, TimerAction)>,
+    next_sequence: u64,
+}
+
+/// Which timer: its place among the pending timers, and its sequence number.
+#[derive(Clone, Copy)]
+struct TimerId {
+    index: usize,
+    sequence: u64,
+}
+
+impl PendingTimers {
+    fn insert(&mut self, action: TimerAction) -> TimerId {
+        let sequence = self.next_sequence;
+        self.next_sequence += 1;
+        let index = self.actions.insert((sequence, action));
+        TimerId { index, sequence }
+    }
+
+    fn contains(&self, id: TimerId) -> bool {
+        self.actions
+            .get(id.index)
+            .is_some_and(|&(sequence, _)| sequence == id.sequence)
+    }
+
+    /// Takes out what timer `id` would do, if it is still pending.
+    fn take(&mut self, id: TimerId) -> Option<TimerAction> {
+        self.contains(id).then(|| self.actions.remove(id.index).1)
     }
 }
 // ANCHOR_END: timer
@@ -583,14 +639,16 @@ impl Ord for Timer {
 /// What `call_later` and `call_at` return: the way to cancel a timer before
 /// it fires. asyncio's `TimerHandle`.
 ///
-/// Cancelling takes the callback out of the timer and drops it at once, so
-/// whatever it captured is freed now, and leaves the heap alone: the empty
-/// timer is skipped when it reaches the top, or swept away with the others.
-/// A handle never touches the heap, so a timer can be cancelled from
-/// anywhere, even from a destructor that runs while the loop is busy.
+/// Cancelling takes the timer's callback (or waker) out of the pending
+/// timers and drops it at once, so whatever it captured is freed now, and
+/// leaves the heap alone: the timer is skipped when it reaches the top, or
+/// swept away with the others. A handle never touches the heap, so a timer
+/// can be cancelled from anywhere, even from a destructor that runs while
+/// the loop is busy. It holds the pending timers weakly: a callback may
+/// hold a handle, and a loop that is gone has no timer left to cancel.
 pub struct TimerHandle {
-    callback: TimerCallback,
-    cancelled_timers: Rc<Cell<usize>>,
+    id: TimerId,
+    pending_timers: Weak<RefCell<PendingTimers>>,
 }
 
 impl TimerHandle {
@@ -598,12 +656,13 @@ impl TimerHandle {
     /// Cancels the timer. Says whether it did: `false` when the timer has
     /// fired or been cancelled already.
     pub fn cancel(&self) -> bool {
-        let Some(callback) = self.callback.take() else {
+        let Some(pending_timers) = self.pending_timers.upgrade() else {
             return false;
         };
-        self.cancelled_timers.set(self.cancelled_timers.get() + 1);
-        drop(callback); // no borrow is held: its destructors may use the loop
-        true
+        let action = pending_timers.borrow_mut().take(self.id);
+        let cancelled = action.is_some();
+        drop(action); // no borrow is held: its destructors may use the loop
+        cancelled
     }
 }
 // ANCHOR_END: timer_cancel
@@ -678,6 +737,16 @@ impl PartialEq for Timer {
 
 impl Eq for Timer {}
 
+impl PendingTimers {
+    fn len(&self) -> usize {
+        self.actions.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.actions.is_empty()
+    }
+}
+
 impl EventLoop {
     /// How many sockets are registered: each one open, and watched by the
     /// poller. A socket leaves when it is dropped, so this is how a test or
@@ -696,10 +765,18 @@ impl EventLoop {
     }
 }
 
+impl TimerHandle {
+    fn is_pending(&self) -> bool {
+        self.pending_timers
+            .upgrade()
+            .is_some_and(|pending| pending.borrow().contains(self.id))
+    }
+}
+
 impl fmt::Debug for TimerHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TimerHandle")
-            .field("pending", &self.callback.borrow().is_some())
+            .field("pending", &self.is_pending())
             .finish_non_exhaustive()
     }
 }

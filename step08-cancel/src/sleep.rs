@@ -65,10 +65,7 @@ impl Sleep {
     /// Sets a timer that wakes `waker` at the deadline, and cancels the one
     /// it replaces, if any.
     fn set_timer(&mut self, waker: Waker) {
-        let timer_waker = waker.clone();
-        let timer = running_loop().call_at(self.deadline, move |_| {
-            timer_waker.wake();
-        });
+        let timer = running_loop().wake_at(self.deadline, waker.clone());
         if let Some((replaced, _)) = self.timer.replace((timer, waker)) {
             replaced.cancel();
         }
