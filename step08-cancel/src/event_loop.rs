@@ -26,7 +26,7 @@ use mio::{Events, Interest, Poll, Token};
 use slab::Slab;
 
 use crate::join::{CancelOnDrop, JoinError, JoinHandle};
-use crate::task::Tasks;
+use crate::task::{SequentialIds, Tasks};
 use crate::trace::Trace;
 use crate::waker::WokenTasks;
 
@@ -51,7 +51,7 @@ pub struct EventLoop {
     running: Cell<bool>,
     poll: RefCell<Poll>,
     events: RefCell<Events>,
-    io_waiters: RefCell<HashMap<Token, IoWaiters>>,
+    io_waiters: RefCell<HashMap<Token, IoWaiters, SequentialIds>>,
     next_token: Cell<usize>,
     pub(crate) trace: Trace,
     tasks: Tasks,
@@ -68,7 +68,7 @@ impl EventLoop {
             running: Cell::new(false),
             poll: RefCell::new(poll),
             events: RefCell::new(Events::with_capacity(EVENTS_PER_POLL)),
-            io_waiters: RefCell::new(HashMap::new()),
+            io_waiters: RefCell::new(HashMap::default()),
             next_token: Cell::new(0),
             trace: Trace::from_env(),
             tasks,

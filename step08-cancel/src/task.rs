@@ -207,6 +207,10 @@ impl Hasher for IdHasher {
         self.0 = id ^ (id << 57);
     }
 
+    fn write_usize(&mut self, id: usize) {
+        self.write_u64(id as u64);
+    }
+
     fn finish(&self) -> u64 {
         self.0
     }
