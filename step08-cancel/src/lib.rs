@@ -31,13 +31,15 @@
 //!    `Tasks::poll_task` checks the mark, and `drop_cancelled_task` drops
 //!    the task, unpolled.
 //! 6. `event_loop.rs`: step 7's loop. **NEW** (timers): `TimerHandle`,
-//!    which `call_later` and `call_at` return; `cancelled_timers`, which
-//!    `has_work` and `move_due_timers_to_ready` take into account;
-//!    `remove_cancelled_timers` (the sweep) at the start of `run_once`.
+//!    which `call_later` and `call_at` return; `PendingTimers`, the table
+//!    that cancelling takes a timer out of, which `has_work` and
+//!    `move_due_timers_to_ready` consult; `wake_at`, a timer that wakes a
+//!    task; `remove_cancelled_timers` (the sweep) at the start of
+//!    `run_once`.
 //!    (Tasks: `join_all` holds `CancelOnDrop`s, so dropping it cancels its
 //!    tasks.)
 //! 7. `sleep.rs`: step 7's. **NEW** (timers): a dropped `Sleep` cancels
-//!    its timer, and its timer's callback owns the waker it wakes: a poll
+//!    its timer, and its timer owns the waker it wakes (`wake_at`): a poll
 //!    from another task replaces the timer.
 //! 8. `timeout.rs` **NEW** (timeout): `timeout`, `TimedOut`.
 //! 9. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`, `async_io`
