@@ -20,6 +20,7 @@ mod run;
 mod server_process;
 mod side;
 mod table;
+pub mod timer_buckets;
 
 pub use cli::main;
 pub use measure::{Sample, Stopwatch, lateness_ns};
