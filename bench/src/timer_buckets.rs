@@ -11,50 +11,47 @@
 //! timers due soonest in order. 100,000 sleeps spread over 100 ms fall
 //! into 100 buckets a millisecond wide, so setting a timer is a lookup
 //! among those few buckets and a push onto a `Vec`. When the earliest
-//! bucket comes due, it becomes a small heap of its own (built in one
-//! pass), and its timers fire from it in order: earliest deadline first,
-//! equal deadlines in the order they were set, and at their own deadline,
-//! not at the end of their millisecond, as a timer wheel that fires whole
-//! slots (tokio's) would.
+//! bucket comes due, it is sorted, a thousand timers or so that the cache
+//! holds, and its timers fire from the front in order: earliest deadline
+//! first, equal deadlines in the order they were set (the sort is
+//! stable), and each at its own deadline, not at the end of its
+//! millisecond, as a timer wheel that fires whole slots (tokio's) would.
 
-use std::cmp::{Ordering, Reverse};
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
 // ANCHOR: buckets
-/// Entries of type `T`, each due at a deadline: the soonest in a heap, the
+/// Entries of type `T`, each due at a deadline: the soonest in order, the
 /// others in buckets a millisecond wide.
 #[derive(Debug)]
 pub struct Buckets<T> {
     /// The instant the ticks count from: tick `n` ends `n` ms after it.
     origin: Instant,
-    /// The entries of every tick up to `due_tick`, in order.
-    soonest: BinaryHeap<Reverse<Entry<T>>>,
+    /// The entries of every tick up to `due_tick`, sorted by deadline.
+    soonest: VecDeque<(Instant, T)>,
     due_tick: u64,
     /// The entries of the later ticks, each bucket in the order it was
     /// filled, with the earliest deadline in it.
     later: BTreeMap<u64, Bucket<T>>,
-    /// Counts the entries pushed, so equal deadlines keep their order.
-    pushed: u64,
     len: usize,
 }
 
 #[derive(Debug)]
 struct Bucket<T> {
     earliest: Instant,
-    entries: Vec<Entry<T>>,
+    entries: Vec<(Instant, T)>,
 }
 
 impl<T> Buckets<T> {
-    /// Puts `item` in the heap if its deadline is in a tick being fired
-    /// already, or else in its tick's bucket.
+    /// Puts `item` in its tick's bucket, or, if that tick is being fired
+    /// already, into its place among the soonest: after every deadline
+    /// up to its own, so equal deadlines keep the order they were set in.
     pub fn push(&mut self, deadline: Instant, item: T) {
-        let entry = Entry { deadline, order: self.pushed, item };
-        self.pushed += 1;
         self.len += 1;
-        let tick = self.tick_at_or_after(deadline);
+        let tick = self.tick_of(deadline);
         if tick <= self.due_tick {
-            self.soonest.push(Reverse(entry));
+            let place = self.soonest.partition_point(|&(due, _)| due <= deadline);
+            self.soonest.insert(place, (deadline, item));
             return;
         }
         let bucket = self.later.entry(tick).or_insert_with(|| Bucket {
@@ -62,21 +59,21 @@ impl<T> Buckets<T> {
             entries: Vec::new(),
         });
         bucket.earliest = bucket.earliest.min(deadline);
-        bucket.entries.push(entry);
+        bucket.entries.push((deadline, item));
     }
 
     /// The earliest deadline of all: how long the loop may wait.
     pub fn earliest(&self) -> Option<Instant> {
-        match self.soonest.peek() {
-            Some(Reverse(entry)) => Some(entry.deadline),
+        match self.soonest.front() {
+            Some(&(deadline, _)) => Some(deadline),
             None => self.later.values().next().map(|bucket| bucket.earliest),
         }
     }
 
     /// The entry with the earliest deadline, if that deadline is `now` or
-    /// before. Every deadline in the heap is in a tick before every tick
-    /// still in a bucket, so the heap's top is the earliest of all; when
-    /// the heap is empty, the earliest bucket becomes the heap.
+    /// before. Every deadline among the soonest is in a tick before every
+    /// tick still in a bucket, so the front one is the earliest of all;
+    /// when none is left, the earliest bucket is sorted and takes over.
     pub fn pop_due(&mut self, now: Instant) -> Option<T> {
         if self.soonest.is_empty() {
             let first = self.later.first_entry()?;
@@ -84,14 +81,19 @@ impl<T> Buckets<T> {
                 return None;
             }
             self.due_tick = *first.key();
-            self.soonest = first.remove().entries.into_iter().map(Reverse).collect();
+            let mut entries = first.remove().entries;
+            entries.sort_by_key(|&(deadline, _)| deadline);
+            self.soonest = entries.into();
         }
-        let Reverse(top) = self.soonest.peek()?;
-        if top.deadline > now {
+        if self
+            .soonest
+            .front()
+            .is_none_or(|&(deadline, _)| deadline > now)
+        {
             return None;
         }
         self.len -= 1;
-        self.soonest.pop().map(|Reverse(entry)| entry.item)
+        self.soonest.pop_front().map(|(_, item)| item)
     }
     // ANCHOR_END: buckets
 
@@ -104,10 +106,9 @@ impl<T> Buckets<T> {
     pub fn starting_at(origin: Instant) -> Self {
         Buckets {
             origin,
-            soonest: BinaryHeap::new(),
+            soonest: VecDeque::new(),
             due_tick: 0,
             later: BTreeMap::new(),
-            pushed: 0,
             len: 0,
         }
     }
@@ -115,19 +116,23 @@ impl<T> Buckets<T> {
     /// Keeps only the entries `keep` says yes to: the sweep of cancelled
     /// timers.
     pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
-        self.soonest.retain(|Reverse(entry)| keep(&entry.item));
+        self.soonest.retain(|(_, item)| keep(item));
         self.later.retain(|_, bucket| {
-            bucket.entries.retain(|entry| keep(&entry.item));
+            bucket.entries.retain(|(_, item)| keep(item));
             bucket.earliest = bucket
                 .entries
                 .iter()
-                .map(|entry| entry.deadline)
+                .map(|&(deadline, _)| deadline)
                 .min()
                 .unwrap_or(bucket.earliest);
             !bucket.entries.is_empty()
         });
         self.len = self.soonest.len()
-            + self.later.values().map(|bucket| bucket.entries.len()).sum::<usize>();
+            + self
+                .later
+                .values()
+                .map(|bucket| bucket.entries.len())
+                .sum::<usize>();
     }
 
     /// How many entries are waiting.
@@ -140,9 +145,10 @@ impl<T> Buckets<T> {
         self.len == 0
     }
 
-    /// The tick whose millisecond `deadline` falls in: the first tick that
-    /// ends at or after it.
-    fn tick_at_or_after(&self, deadline: Instant) -> u64 {
+    /// The first tick that ends at or after `deadline`. Any rounding would
+    /// do, as long as a later deadline never gets an earlier tick: entries
+    /// fire at their own deadline, not at their tick's.
+    fn tick_of(&self, deadline: Instant) -> u64 {
         let since = deadline.saturating_duration_since(self.origin);
         let whole_ms = u64::try_from(since.as_millis()).unwrap_or(u64::MAX);
         if Duration::from_millis(whole_ms) < since {
@@ -158,34 +164,6 @@ impl<T> Default for Buckets<T> {
         Self::new()
     }
 }
-
-/// An item with its deadline, and the count that orders equal deadlines.
-#[derive(Debug)]
-struct Entry<T> {
-    deadline: Instant,
-    order: u64,
-    item: T,
-}
-
-impl<T> Ord for Entry<T> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        (self.deadline, self.order).cmp(&(other.deadline, other.order))
-    }
-}
-
-impl<T> PartialOrd for Entry<T> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl<T> PartialEq for Entry<T> {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl<T> Eq for Entry<T> {}
 
 #[cfg(test)]
 mod tests {
@@ -204,7 +182,11 @@ mod tests {
 
     /// Pops everything, stepping the clock `stride_us` at a time, and
     /// returns the items in the order they came out.
-    fn drain(buckets: &mut Buckets<(usize, Instant)>, start: Instant, stride_us: u64) -> Vec<usize> {
+    fn drain(
+        buckets: &mut Buckets<(usize, Instant)>,
+        start: Instant,
+        stride_us: u64,
+    ) -> Vec<usize> {
         let mut now = start;
         let mut order = Vec::new();
         while !buckets.is_empty() {
@@ -214,7 +196,10 @@ mod tests {
             now += Duration::from_micros(stride_us);
             while let Some((i, deadline)) = buckets.pop_due(now) {
                 assert!(deadline <= now, "item {i} came out early");
-                assert!(now - deadline < Duration::from_micros(stride_us), "item {i} came out late");
+                assert!(
+                    now - deadline <= Duration::from_micros(stride_us),
+                    "item {i} came out late"
+                );
                 order.push(i);
             }
         }
@@ -222,7 +207,7 @@ mod tests {
     }
 
     #[test]
-    fn entries_come_out_in_deadline_order_never_early_never_a_tick_late() {
+    fn entries_come_out_in_deadline_order_never_early_never_a_step_late() {
         let start = Instant::now();
         let delays: Vec<u64> = (0..3_000).map(|i| (i * 7_919) % 20_000).collect();
         let mut buckets = filled(start, &delays);
@@ -245,10 +230,13 @@ mod tests {
         let mut buckets = filled(start, &[2_100, 2_900]);
         let now = start + Duration::from_micros(2_200);
         assert_eq!(buckets.pop_due(now).map(|(i, _)| i), Some(0));
-        // Tick 3 is being fired; a new deadline in it goes into the heap.
+        // Tick 3 is being fired: a new deadline in it goes among the soonest.
         buckets.push(start + Duration::from_micros(2_500), (2, start));
-        assert_eq!(buckets.earliest(), Some(start + Duration::from_micros(2_500)));
-        let later = start + Duration::from_micros(3_000);
+        assert_eq!(
+            buckets.earliest(),
+            Some(start + Duration::from_micros(2_500))
+        );
+        let later = start + Duration::from_millis(3);
         assert_eq!(buckets.pop_due(later).map(|(i, _)| i), Some(2));
         assert_eq!(buckets.pop_due(later).map(|(i, _)| i), Some(1));
         assert!(buckets.is_empty());
@@ -261,6 +249,9 @@ mod tests {
         let mut buckets = filled(start, &delays);
         buckets.retain(|&(i, _)| i % 3 == 0);
         assert_eq!(buckets.len(), 100);
-        assert_eq!(drain(&mut buckets, start, 50), (0..300).step_by(3).collect::<Vec<_>>());
+        assert_eq!(
+            drain(&mut buckets, start, 50),
+            (0..300).step_by(3).collect::<Vec<_>>()
+        );
     }
 }
