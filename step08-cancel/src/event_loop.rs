@@ -37,9 +37,10 @@ pub type Callback = Box<dyn FnOnce(&EventLoop)>;
 // ANCHOR_END: callback
 
 // ANCHOR: event_loop
-/// A queue of callbacks ready to run, a heap of callbacks waiting for their
-/// deadline, callbacks waiting for a socket to become ready, and the tasks,
-/// with the list of those woken since the loop last looked.
+/// A queue of callbacks ready to run, a heap of timers waiting for their
+/// deadline (what each will do kept among the pending timers), callbacks
+/// waiting for a socket to become ready, and the tasks, with the list of
+/// those woken since the loop last looked.
 ///
 /// Callbacks schedule more callbacks *while the loop is running them*, so
 /// they receive a shared `&EventLoop`, and the queues sit in `RefCell`s that
@@ -597,7 +598,7 @@ enum TimerAction {
 ///
 /// A `Slab` is a `Vec` that reuses the places freed in it, so a timer is
 /// found by its index at once, and timers set and cancelled by the million
-/// take no more room than those pending at one time. A freed place is
+/// take no more room than the most that were ever pending at one time. A freed place is
 /// reused, its index with it, so an id also holds the timer's sequence
 /// number, which is never reused: an id whose place holds another number
 /// names a timer that is gone.

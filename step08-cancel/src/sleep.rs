@@ -39,7 +39,7 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 pub struct Sleep {
     deadline: Instant,
     /// `None` until the timer is set; then the handle that cancels it, and
-    /// the waker its callback wakes.
+    /// the waker the timer wakes.
     timer: Option<(TimerHandle, Waker)>,
 }
 
