@@ -269,17 +269,9 @@ fn draw(events: &[Event]) -> String {
             svg.text(x + 9.0, y + 16.0 * svg::count(k), &style, text);
         }
     }
-    svg.text(
-        24.0,
+    svg.footnote(
         height - 30.0,
-        &svg::sized(12, svg::MUTED),
         "No timer: the turns follow at once. Drawn from LOOP_TRACE=1 cargo run -p step08 (its last part).",
-    );
-    svg.text(
-        24.0,
-        height - 13.0,
-        &svg::sized(12, svg::MUTED),
-        "Redraw: cargo run -p workshop-tests --bin figures",
     );
     svg.finish(&[])
 }

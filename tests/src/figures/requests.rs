@@ -121,17 +121,9 @@ fn draw(t: &[f64]) -> String {
         "about the longest delay alone",
     );
     svg.time_axis(X0, 556.0, SPAN, 0.2, SCALE);
-    svg.text(
-        24.0,
+    svg.footnote(
         604.0,
-        &svg::sized(12, svg::MUTED),
         "Top: the times the demo prints. Bottom: where LOOP_TRACE=1 cargo run -p step04 saw each answer's timer come due.",
-    );
-    svg.text(
-        24.0,
-        621.0,
-        &svg::sized(12, svg::MUTED),
-        "Redraw: cargo run -p workshop-tests --bin figures",
     );
     svg.finish(t)
 }

@@ -83,17 +83,9 @@ fn draw(t: &[f64]) -> String {
     cpu_pair(&mut svg, 400.0, "sleeping until the heap's", t[6], t[7]);
     svg.text(40.0, 432.0, &svg::sized(13, svg::INK), "earliest deadline");
     svg.time_axis(X0, 458.0, SPAN, 0.2, SCALE);
-    svg.text(
-        24.0,
+    svg.footnote(
         510.0,
-        &svg::sized(12, svg::MUTED),
         "Bars end where LOOP_TRACE=1 cargo run -p step03 saw each timer come due; the CPU times are the demo's own.",
-    );
-    svg.text(
-        24.0,
-        527.0,
-        &svg::sized(12, svg::MUTED),
-        "Redraw: cargo run -p workshop-tests --bin figures",
     );
     svg.finish(t)
 }

@@ -124,6 +124,18 @@ impl Svg {
         );
     }
 
+    /// The two muted lines at a figure's foot, the first at height `y`:
+    /// where its numbers come from, and the command that redraws it.
+    pub fn footnote(&mut self, y: f64, source: &str) {
+        self.text(24.0, y, &sized(12, MUTED), source);
+        self.text(
+            24.0,
+            y + 17.0,
+            &sized(12, MUTED),
+            "Redraw: cargo run -p workshop-tests --bin figures",
+        );
+    }
+
     /// A time axis from `x0` (0 s) to `x0 + seconds * scale`, a tick every
     /// `step` seconds, at height `y`.
     pub fn time_axis(
