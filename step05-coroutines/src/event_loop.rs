@@ -198,7 +198,11 @@ impl EventLoop {
     /// callbacks just woke included.
     fn run_once(&self) -> io::Result<()> {
         self.trace.turn_begins();
-        self.wait_for_io(self.wait_time())?;
+        let timeout = self.wait_time();
+        if timeout.is_none() {
+            self.never_wait_for_nothing()?;
+        }
+        self.wait_for_io(timeout)?;
         self.move_due_timers_to_ready();
         self.run_ready_callbacks();
         self.tasks.poll_woken(&self.trace);
@@ -229,6 +233,23 @@ impl EventLoop {
         Some(earliest.deadline.saturating_duration_since(Instant::now()))
     }
     // ANCHOR_END: wait_time
+
+    // ANCHOR: never_wait_for_nothing
+    /// Called before a wait with no deadline. While a callback waits for a
+    /// socket, the socket may still become ready; while some task's waker
+    /// is held outside the loop, another thread may still wake it. With
+    /// neither, the wait would last for ever: a lost wake-up, returned as
+    /// an error instead (`block_on` passes it on).
+    fn never_wait_for_nothing(&self) -> io::Result<()> {
+        if self.io_waiters.borrow().values().any(IoWaiters::is_waiting) {
+            return Ok(());
+        }
+        match self.tasks.lost_wake_up() {
+            Some(lost) => Err(io::Error::other(lost)),
+            None => Ok(()),
+        }
+    }
+    // ANCHOR_END: never_wait_for_nothing
 
     // ANCHOR: wait_for_io
     /// Blocks in the OS until a registered socket is ready or `timeout` runs
@@ -345,6 +366,7 @@ const PRACTICALLY_NEVER: Duration = Duration::from_secs(30 * 365 * 24 * 60 * 60)
 impl EventLoop {
     /// Turns `future` into a task on this loop: the loop polls it for the
     /// first time on its next turn. asyncio's `loop.create_task`.
+    #[track_caller]
     pub fn spawn(&self, future: impl Future<Output = ()> + 'static) {
         self.tasks.spawn(future);
     }
@@ -361,6 +383,7 @@ impl EventLoop {
     /// While it runs, this loop is the thread's running loop, which is how
     /// `sleep` finds the timers it needs; that is why the loop must be shared
     /// as an `Rc` here.
+    #[track_caller]
     pub fn block_on<T: 'static>(
         self: &Rc<Self>,
         future: impl Future<Output = T> + 'static,

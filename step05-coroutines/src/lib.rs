@@ -22,16 +22,21 @@
 //!    not the lesson. **NEW:** the woken tasks and their polls.
 //! 3. `waker.rs` **NEW**: task ids; `TaskWaker`, what a `Waker` points to;
 //!    `WokenTasks`, the list wakers write to.
-//! 4. `task.rs` **NEW**: `Task` and `Tasks`: `spawn`, `poll_woken`,
-//!    `poll_task`.
-//! 5. `event_loop.rs`: step 4's loop. **NEW**: `EventLoop::spawn`, `block_on`
+//! 4. `lost_wake_up.rs` **NEW**: `LostWakeUp`, the error `block_on`
+//!    returns instead of waiting for ever when no task can be woken again,
+//!    and what it says; `Tasks::lost_wake_up` in `task.rs` decides.
+//! 5. `task.rs` **NEW**: `Task` and `Tasks`: `spawn`, `poll_woken`,
+//!    `poll_task`, and `lost_wake_up`, which tells when no task can ever
+//!    be woken again.
+//! 6. `event_loop.rs`: step 4's loop. **NEW**: `EventLoop::spawn`, `block_on`
 //!    (which takes the `RunGuard`, as `run` does), `running_loop`, and
 //!    `poll_woken` at the end of `run_once`, the loop's turn, which does
-//!    not wait while a task is woken.
-//! 6. `sleep.rs` **NEW**: `sleep`, `sleep_until`, `yield_now`.
-//! 7. `apps/mod.rs`, `apps/demo.rs`: not the runtime: the demo `cargo run`
+//!    not wait while a task is woken, and `never_wait_for_nothing` before
+//!    a wait with no deadline.
+//! 7. `sleep.rs` **NEW**: `sleep`, `sleep_until`, `yield_now`.
+//! 8. `apps/mod.rs`, `apps/demo.rs`: not the runtime: the demo `cargo run`
 //!    shows.
-//! 8. `main.rs`: arguments, errors, exit codes; step 4's `serve` mode is
+//! 9. `main.rs`: arguments, errors, exit codes; step 4's `serve` mode is
 //!    gone with its servers. Its plumbing ends a demo quietly when stdout
 //!    closes early (`| head`).
 //!
@@ -43,10 +48,12 @@
 
 pub mod apps;
 mod event_loop;
+mod lost_wake_up;
 mod sleep;
 mod task;
 mod trace;
 mod waker;
 
 pub use event_loop::{Callback, EventLoop};
+pub use lost_wake_up::LostWakeUp;
 pub use sleep::{Sleep, YieldNow, sleep, sleep_until, yield_now};

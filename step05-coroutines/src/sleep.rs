@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::future::Future;
 use std::pin::Pin;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -38,8 +38,11 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 pub struct Sleep {
     deadline: Instant,
     /// `None` until the timer is set; then the waker its callback wakes,
-    /// shared with the callback and updated at every poll.
-    waker: Option<Rc<RefCell<Waker>>>,
+    /// updated at every poll. The callback owns it and the sleep only
+    /// looks, so once the timer has fired the sleeping task holds no waker
+    /// of its own: if nothing else does, nothing can wake it, and the loop
+    /// can say so (see "Lost wake-ups" in chapter 5).
+    waker: Option<Weak<RefCell<Waker>>>,
 }
 
 impl Future for Sleep {
@@ -50,17 +53,16 @@ impl Future for Sleep {
         if Instant::now() >= self.deadline {
             return Poll::Ready(());
         }
-        if let Some(waker) = &self.waker {
+        if let Some(waker) = self.waker.as_ref().and_then(Weak::upgrade) {
             // Polled again before the deadline: the timer wakes whoever
             // polled last.
             waker.borrow_mut().clone_from(cx.waker());
         } else {
             let waker = Rc::new(RefCell::new(cx.waker().clone()));
-            let timer_waker = Rc::clone(&waker);
+            self.waker = Some(Rc::downgrade(&waker));
             running_loop().call_at(self.deadline, move |_| {
-                timer_waker.borrow().wake_by_ref();
+                waker.borrow().wake_by_ref();
             });
-            self.waker = Some(waker);
         }
         Poll::Pending
     }

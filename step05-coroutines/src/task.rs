@@ -4,10 +4,12 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::future::Future;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::panic::Location;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
+use crate::lost_wake_up::{LostWakeUp, Stuck, StuckTask};
 use crate::trace::{Left, Trace};
 use crate::waker::{TaskId, TaskWaker, WokenTasks};
 
@@ -20,6 +22,8 @@ use crate::waker::{TaskId, TaskWaker, WokenTasks};
 pub(crate) struct Task {
     future: Option<TaskFuture>,
     waker: Arc<TaskWaker>,
+    /// Where `spawn` was called: how a lost wake-up names the task.
+    spawned_at: &'static Location<'static>,
 }
 
 /// What a task runs: any future with nothing to return, boxed so tasks of
@@ -52,6 +56,7 @@ impl Tasks {
     // ANCHOR: spawn
     /// Turns `future` into a task and wakes it, so the loop polls it for the
     /// first time on its next turn.
+    #[track_caller]
     pub(crate) fn spawn(&self, future: impl Future<Output = ()> + 'static) {
         let id = TaskId(self.next_id.get());
         self.next_id.set(id.0 + 1);
@@ -59,6 +64,7 @@ impl Tasks {
         let task = Task {
             future: Some(Box::pin(future)),
             waker: Arc::clone(&waker),
+            spawned_at: Location::caller(),
         };
         self.table.borrow_mut().insert(id, task);
         Waker::from(waker).wake();
@@ -125,6 +131,39 @@ impl Tasks {
     pub(crate) fn any_woken(&self) -> bool {
         !self.woken.is_empty()
     }
+
+    // ANCHOR: lost_wake_up
+    /// Asked when the loop has nothing left to wait for, no callback, timer
+    /// or socket, while tasks are still pending: can anything still wake
+    /// one of them? A `Waker` is a counted reference to its task's
+    /// `TaskWaker`, and the table holds one. If that is the only one left
+    /// for every task, no thread, timer or socket holds a waker, and no
+    /// task can ever be woken again: a lost wake-up, named here. If any
+    /// other reference is alive (another thread may wake with it), or a
+    /// wake-up came in meanwhile, it returns `None` and the loop waits.
+    pub(crate) fn lost_wake_up(&self) -> Option<LostWakeUp> {
+        let table = self.table.borrow();
+        let held_elsewhere = table
+            .values()
+            .any(|task| Arc::strong_count(&task.waker) > 1);
+        // Counted before the woken list is looked at: a waker is woken
+        // before it is dropped, so a wake-up whose waker was just dropped
+        // is in the list by now.
+        if held_elsewhere || self.any_woken() || table.is_empty() {
+            return None;
+        }
+        let stuck = table.iter().map(|(id, task)| StuckTask {
+            id: id.0,
+            spawned_at: task.spawned_at,
+            why: if task.waker.is_queued() {
+                Stuck::WokenButNeverQueued
+            } else {
+                Stuck::NoWakerLeft
+            },
+        });
+        Some(LostWakeUp::new(stuck.collect()))
+    }
+    // ANCHOR_END: lost_wake_up
 }
 
 // ---------------------------------------------------------------------------

@@ -201,7 +201,11 @@ impl EventLoop {
     /// callbacks just woke included.
     fn run_once(&self) -> io::Result<()> {
         self.trace.turn_begins();
-        self.wait_for_io(self.wait_time())?;
+        let timeout = self.wait_time();
+        if timeout.is_none() {
+            self.never_wait_for_nothing()?;
+        }
+        self.wait_for_io(timeout)?;
         self.move_due_timers_to_ready();
         self.run_ready_callbacks();
         self.tasks.poll_woken(&self.trace);
@@ -232,6 +236,23 @@ impl EventLoop {
         Some(earliest.deadline.saturating_duration_since(Instant::now()))
     }
     // ANCHOR_END: wait_time
+
+    // ANCHOR: never_wait_for_nothing
+    /// Called before a wait with no deadline. While a callback waits for a
+    /// socket, the socket may still become ready; while some task's waker
+    /// is held outside the loop, another thread may still wake it. With
+    /// neither, the wait would last for ever: a lost wake-up, returned as
+    /// an error instead (`block_on` passes it on).
+    fn never_wait_for_nothing(&self) -> io::Result<()> {
+        if self.io_waiters.borrow().values().any(IoWaiters::is_waiting) {
+            return Ok(());
+        }
+        match self.tasks.lost_wake_up() {
+            Some(lost) => Err(io::Error::other(lost)),
+            None => Ok(()),
+        }
+    }
+    // ANCHOR_END: never_wait_for_nothing
 
     // ANCHOR: wait_for_io
     /// Blocks in the OS until a registered socket is ready or `timeout` runs
@@ -352,6 +373,7 @@ impl EventLoop {
     ///
     /// From inside a task, the free function `spawn` does the same on the
     /// running loop.
+    #[track_caller]
     pub fn spawn<T: 'static>(
         &self,
         future: impl Future<Output = T> + 'static,
@@ -374,6 +396,7 @@ impl EventLoop {
     /// While it runs, this loop is the thread's running loop, which is how
     /// `sleep` and `spawn` find it; that is why the loop must be shared as
     /// an `Rc` here.
+    #[track_caller]
     pub fn block_on<T: 'static>(
         self: &Rc<Self>,
         future: impl Future<Output = T> + 'static,
@@ -383,13 +406,15 @@ impl EventLoop {
         let mut main = self.spawn(future);
         let outcome = loop {
             if let Some(outcome) = main.take_outcome() {
-                break outcome;
+                break Ok(outcome);
             }
-            self.run_once()?;
+            if let Err(err) = self.run_once() {
+                break Err(err); // a lost wake-up, or the OS's poll failed
+            }
         };
         // While this is still the running loop, for the tasks' destructors.
         self.tasks.drop_all();
-        match outcome {
+        match outcome? {
             Ok(value) => Ok(value),
             Err(JoinError::Panicked(panic)) => panic::resume_unwind(panic),
             Err(JoinError::Cancelled) => {
@@ -452,6 +477,7 @@ impl Drop for RunningLoop {
 // ANCHOR: spawn_fn
 /// Starts `future` as a task on the running loop and returns its handle:
 /// how a task starts a child. asyncio's `asyncio.create_task`.
+#[track_caller]
 pub fn spawn<T: 'static>(
     future: impl Future<Output = T> + 'static,
 ) -> JoinHandle<T> {

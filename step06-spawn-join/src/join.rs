@@ -219,10 +219,37 @@ impl std::error::Error for JoinError {}
 // ANCHOR_END: join_error
 
 // ---------------------------------------------------------------------------
-// Plumbing: not the lesson. `JoinError`'s `Debug`, written by hand so that
-// `unwrap()` on a join outcome shows the panic's message. A reader may stop
-// here.
+// Plumbing: not the lesson. What the loop asks of a slot when it looks for
+// a lost wake-up; `JoinError`'s `Debug`, written by hand so that `unwrap()`
+// on a join outcome shows the panic's message. A reader may stop here.
 // ---------------------------------------------------------------------------
+
+/// What the loop may ask of a task's slot, whatever the task returns.
+pub(crate) trait JoinSlot {
+    /// Where the waker of the task that awaits the handle points, while one
+    /// waits: the address of that task's `TaskWaker`. A waker kept in a
+    /// pending task's slot wakes only when that task ends, which is what a
+    /// lost wake-up's check must know (`Tasks::lost_wake_up`).
+    fn joiner_waker_data(&self) -> Option<*const ()>;
+}
+
+impl<T> JoinSlot for RefCell<JoinState<T>> {
+    fn joiner_waker_data(&self) -> Option<*const ()> {
+        // Borrowed elsewhere? Then say nothing: the check stays silent.
+        let state = self.try_borrow().ok()?;
+        state.joiner.as_ref().map(Waker::data)
+    }
+}
+
+impl<T> Reporter<T> {
+    /// The slot, as the task table keeps it beside the task.
+    pub(crate) fn slot(&self) -> Rc<dyn JoinSlot>
+    where
+        T: 'static,
+    {
+        self.state.clone()
+    }
+}
 
 /// Written by hand because a derived `Debug` would show the panic as
 /// `Any { .. }`, and `unwrap()` on a join outcome would hide its message.

@@ -19,22 +19,26 @@
 //! 2. `trace.rs`: what `LOOP_TRACE=1` prints, one call per phase of a turn;
 //!    not the lesson. **NEW:** a poll that `panicked`.
 //! 3. `waker.rs`: step 5's, unchanged.
-//! 4. `join.rs` **NEW**: `JoinHandle` and the slot it shares with its task,
+//! 4. `lost_wake_up.rs`: step 5's. **NEW**: a task waiting to join a stuck
+//!    child is named as one.
+//! 5. `join.rs` **NEW**: `JoinHandle` and the slot it shares with its task,
 //!    `JoinState`; `run_and_report`, which catches the task's panic, in a
 //!    poll or (`Contained`) in its destructors, and `Reporter`, which leaves
 //!    the outcome in the slot, `Cancelled` if the task is dropped
 //!    unfinished; `JoinError`.
-//! 5. `task.rs`: step 5's. **NEW**: `Tasks::spawn` wraps the future in
-//!    `run_and_report` and returns a `JoinHandle`; `Tasks::drop_all`, which
-//!    leaves the table empty, even of tasks spawned by the tasks it drops.
-//! 6. `event_loop.rs`: step 5's loop. **NEW**: `EventLoop::spawn` returns a
+//! 6. `task.rs`: step 5's. **NEW**: `Tasks::spawn` wraps the future in
+//!    `run_and_report` and returns a `JoinHandle`, keeping the task's slot
+//!    beside it, so that `lost_wake_up` can tell a joiner from a lost
+//!    wake-up; `Tasks::drop_all`, which leaves the table empty, even of
+//!    tasks spawned by the tasks it drops.
+//! 7. `event_loop.rs`: step 5's loop. **NEW**: `EventLoop::spawn` returns a
 //!    `JoinHandle`; `block_on` passes on its task's panic and drops the tasks
 //!    left; the free `spawn`, from inside a task; `join_all`.
-//! 7. `sleep.rs`: step 5's, unchanged.
-//! 8. `apps/mod.rs`, `apps/demo.rs`: not the runtime: the demo `cargo run`
+//! 8. `sleep.rs`: step 5's, unchanged.
+//! 9. `apps/mod.rs`, `apps/demo.rs`: not the runtime: the demo `cargo run`
 //!    shows, new in this step.
-//! 9. `main.rs`: arguments, errors, exit codes; its plumbing ends a
-//!    demo quietly when stdout closes early (`| head`).
+//! 10. `main.rs`: arguments, errors, exit codes; its plumbing ends a
+//!     demo quietly when stdout closes early (`| head`).
 //!
 //! A file with plumbing ends with it, behind a fenced "Plumbing" comment: a
 //! reader may skip it.
@@ -42,6 +46,7 @@
 pub mod apps;
 mod event_loop;
 mod join;
+mod lost_wake_up;
 mod sleep;
 mod task;
 mod trace;
@@ -49,4 +54,5 @@ mod waker;
 
 pub use event_loop::{Callback, EventLoop, join_all, spawn};
 pub use join::{JoinError, JoinHandle, panic_message};
+pub use lost_wake_up::LostWakeUp;
 pub use sleep::{Sleep, YieldNow, sleep, sleep_until, yield_now};

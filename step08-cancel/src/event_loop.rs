@@ -229,7 +229,11 @@ impl EventLoop {
     fn run_once(&self) -> io::Result<()> {
         self.trace.turn_begins();
         self.remove_cancelled_timers();
-        self.wait_for_io(self.wait_time())?;
+        let timeout = self.wait_time();
+        if timeout != Some(Duration::ZERO) {
+            self.never_wait_for_nothing()?;
+        }
+        self.wait_for_io(timeout)?;
         self.move_due_timers_to_ready();
         self.run_ready_callbacks();
         self.tasks.poll_woken(&self.trace);
@@ -288,6 +292,27 @@ impl EventLoop {
         Some(earliest.deadline.saturating_duration_since(Instant::now()))
     }
     // ANCHOR_END: wait_time
+
+    // ANCHOR: never_wait_for_nothing
+    /// Called before a wait that nothing ready cuts short. While a timer
+    /// is pending, it will end the wait; while a callback waits for a
+    /// socket, the socket may still become ready; while some task's waker
+    /// is held outside the loop, another thread may still wake it. With
+    /// none of them, the wait would last for ever (or until a cancelled
+    /// timer's deadline, for nothing): a lost wake-up, returned as an error
+    /// instead (`block_on` passes it on).
+    fn never_wait_for_nothing(&self) -> io::Result<()> {
+        if !self.pending_timers.borrow().is_empty()
+            || self.io_waiters.borrow().values().any(IoWaiters::is_waiting)
+        {
+            return Ok(());
+        }
+        match self.tasks.lost_wake_up() {
+            Some(lost) => Err(io::Error::other(lost)),
+            None => Ok(()),
+        }
+    }
+    // ANCHOR_END: never_wait_for_nothing
 
     // ANCHOR: wait_for_io
     /// Blocks in the OS until a registered socket is ready or `timeout` runs
@@ -428,6 +453,7 @@ impl EventLoop {
     ///
     /// From inside a task, the free function `spawn` does the same on the
     /// running loop.
+    #[track_caller]
     pub fn spawn<T: 'static>(
         &self,
         future: impl Future<Output = T> + 'static,
@@ -450,6 +476,7 @@ impl EventLoop {
     /// While it runs, this loop is the thread's running loop, which is how
     /// `sleep` and `spawn` find it; that is why the loop must be shared as
     /// an `Rc` here.
+    #[track_caller]
     pub fn block_on<T: 'static>(
         self: &Rc<Self>,
         future: impl Future<Output = T> + 'static,
@@ -459,13 +486,15 @@ impl EventLoop {
         let mut main = self.spawn(future);
         let outcome = loop {
             if let Some(outcome) = main.take_outcome() {
-                break outcome;
+                break Ok(outcome);
             }
-            self.run_once()?;
+            if let Err(err) = self.run_once() {
+                break Err(err); // a lost wake-up, or the OS's poll failed
+            }
         };
         // While this is still the running loop, for the tasks' destructors.
         self.tasks.drop_all();
-        match outcome {
+        match outcome? {
             Ok(value) => Ok(value),
             Err(JoinError::Panicked(panic)) => panic::resume_unwind(panic),
             Err(JoinError::Cancelled) => {
@@ -528,6 +557,7 @@ impl Drop for RunningLoop {
 // ANCHOR: spawn_fn
 /// Starts `future` as a task on the running loop and returns its handle:
 /// how a task starts a child. asyncio's `asyncio.create_task`.
+#[track_caller]
 pub fn spawn<T: 'static>(
     future: impl Future<Output = T> + 'static,
 ) -> JoinHandle<T> {
@@ -767,6 +797,20 @@ impl EventLoop {
 }
 
 impl TimerHandle {
+    /// Whether the timer is pending and wakes `waker` (or one that wakes
+    /// the same task): a `Sleep` polled again asks this instead of keeping
+    /// a waker of its own.
+    pub(crate) fn wakes(&self, waker: &Waker) -> bool {
+        self.pending_timers.upgrade().is_some_and(|pending| {
+            let pending = pending.borrow();
+            pending.contains(self.id)
+                && matches!(
+                    &pending.actions[self.id.index].1,
+                    TimerAction::Wake(set_for) if set_for.will_wake(waker)
+                )
+        })
+    }
+
     fn is_pending(&self) -> bool {
         self.pending_timers
             .upgrade()

@@ -14,7 +14,7 @@ use std::future::{self, Future};
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::{Pin, pin};
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::task::{Context, Poll, Waker};
 
 use crate::trace;
@@ -24,10 +24,14 @@ use crate::waker::TaskWaker;
 /// Awaiting it waits for its task and gives the task's outcome: what it
 /// returned, or a `JoinError`. It can cancel the task. Dropping it detaches
 /// the task, which runs on.
+///
+/// It reaches the task's `TaskWaker` by a `Weak` reference: a handle is not
+/// one of the task's wakers, so it does not hide a lost wake-up from the
+/// loop's count (chapter 5, "Lost wake-ups").
 #[derive(Debug)]
 pub struct JoinHandle<T> {
     state: Rc<RefCell<JoinState<T>>>,
-    task: Arc<TaskWaker>,
+    task: Weak<TaskWaker>,
 }
 
 /// The slot a task and its handle share.
@@ -44,7 +48,7 @@ pub(crate) struct JoinState<T> {
 impl<T> JoinHandle<T> {
     /// A handle for the task `task` wakes, and the task's side of the slot
     /// the handle reads.
-    pub(crate) fn new(task: Arc<TaskWaker>) -> (Self, Reporter<T>) {
+    pub(crate) fn new(task: &Arc<TaskWaker>) -> (Self, Reporter<T>) {
         let state = Rc::new(RefCell::new(JoinState {
             outcome: None,
             joiner: None,
@@ -52,8 +56,9 @@ impl<T> JoinHandle<T> {
         }));
         let reporter = Reporter {
             state: Rc::clone(&state),
-            task: Arc::clone(&task),
+            task: Arc::downgrade(task),
         };
+        let task = Arc::downgrade(task);
         (JoinHandle { state, task }, reporter)
     }
 
@@ -104,7 +109,8 @@ impl<T> JoinHandle<T> {
         if self.is_finished() {
             return false;
         }
-        self.task.cancel()
+        // Not finished, so still in the loop's table, which holds it.
+        self.task.upgrade().is_some_and(|task| task.cancel())
     }
 
     /// Whether the task has ended: returned, panicked or been cancelled.
@@ -212,7 +218,7 @@ impl<F: Future> Drop for Contained<'_, F> {
 /// `block_on` or of the loop.
 pub(crate) struct Reporter<T> {
     state: Rc<RefCell<JoinState<T>>>,
-    task: Arc<TaskWaker>,
+    task: Weak<TaskWaker>,
 }
 
 impl<T> Reporter<T> {
@@ -223,7 +229,9 @@ impl<T> Reporter<T> {
         // A task that cancelled itself and then returned in the same poll
         // was still cancelled: `cancel` said so. A panic is news all the same.
         let outcome = match outcome {
-            Ok(_) if self.task.is_cancelled() => Err(JoinError::Cancelled),
+            Ok(_) if self.task.upgrade().is_some_and(|task| task.is_cancelled()) => {
+                Err(JoinError::Cancelled)
+            }
             outcome => outcome,
         };
         let joiner = {
@@ -292,10 +300,37 @@ impl std::error::Error for JoinError {}
 // ANCHOR_END: join_error
 
 // ---------------------------------------------------------------------------
-// Plumbing: not the lesson. `JoinError`'s `Debug`, written by hand so that
-// `unwrap()` on a join outcome shows the panic's message. A reader may stop
-// here.
+// Plumbing: not the lesson. What the loop asks of a slot when it looks for
+// a lost wake-up; `JoinError`'s `Debug`, written by hand so that `unwrap()`
+// on a join outcome shows the panic's message. A reader may stop here.
 // ---------------------------------------------------------------------------
+
+/// What the loop may ask of a task's slot, whatever the task returns.
+pub(crate) trait JoinSlot {
+    /// Where the waker of the task that awaits the handle points, while one
+    /// waits: the address of that task's `TaskWaker`. A waker kept in a
+    /// pending task's slot wakes only when that task ends, which is what a
+    /// lost wake-up's check must know (`Tasks::lost_wake_up`).
+    fn joiner_waker_data(&self) -> Option<*const ()>;
+}
+
+impl<T> JoinSlot for RefCell<JoinState<T>> {
+    fn joiner_waker_data(&self) -> Option<*const ()> {
+        // Borrowed elsewhere? Then say nothing: the check stays silent.
+        let state = self.try_borrow().ok()?;
+        state.joiner.as_ref().map(Waker::data)
+    }
+}
+
+impl<T> Reporter<T> {
+    /// The slot, as the task table keeps it beside the task.
+    pub(crate) fn slot(&self) -> Rc<dyn JoinSlot>
+    where
+        T: 'static,
+    {
+        self.state.clone()
+    }
+}
 
 /// Written by hand because a derived `Debug` would show the panic as
 /// `Any { .. }`, and `unwrap()` on a join outcome would hide its message.

@@ -24,37 +24,42 @@
 //!    skipped and swept.
 //! 3. `waker.rs`: step 7's. **NEW** (tasks): the `cancelled` mark in
 //!    `TaskWaker`, and `TaskWaker::cancel`, which sets it and wakes the task.
-//! 4. `join.rs`: step 7's. **NEW** (tasks): `JoinHandle::cancel`,
+//! 4. `lost_wake_up.rs`: step 7's. **NEW** (tasks): a task cancelled but
+//!    never woken is named as one.
+//! 5. `join.rs`: step 7's. **NEW** (tasks): `JoinHandle::cancel`,
 //!    `is_finished`; `cancel_on_drop` and `CancelOnDrop`, a handle that
 //!    cancels its task when dropped; the `Reporter`'s look at the mark.
-//! 5. `task.rs`: step 7's. **NEW** (tasks): the safe point:
+//! 6. `task.rs`: step 7's. **NEW** (tasks): the safe point:
 //!    `Tasks::poll_task` checks the mark, and `drop_cancelled_task` drops
-//!    the task, unpolled.
-//! 6. `event_loop.rs`: step 7's loop. **NEW** (timers): `TimerHandle`,
+//!    the task, unpolled. `lost_wake_up` names a task cancelled but never
+//!    woken.
+//! 7. `event_loop.rs`: step 7's loop. **NEW** (timers): `TimerHandle`,
 //!    which `call_later` and `call_at` return; `PendingTimers`, the table
 //!    that cancelling takes a timer out of, which `has_work` and
 //!    `move_due_timers_to_ready` consult; `wake_at`, a timer that wakes a
-//!    task; `remove_cancelled_timers` (the sweep) at the start of
-//!    `run_once`.
+//!    task, and `TimerHandle::wakes`, which a `Sleep` asks;
+//!    `remove_cancelled_timers` (the sweep) at the start of `run_once`;
+//!    cancelled timers do not keep `never_wait_for_nothing` from looking.
 //!    (Tasks: `join_all` holds `CancelOnDrop`s, so dropping it cancels its
 //!    tasks.)
-//! 7. `sleep.rs`: step 7's. **NEW** (timers): a dropped `Sleep` cancels
+//! 8. `sleep.rs`: step 7's. **NEW** (timers): a dropped `Sleep` cancels
 //!    its timer, and its timer owns the waker it wakes (`wake_at`): a poll
-//!    from another task replaces the timer.
-//! 8. `timeout.rs` **NEW** (timeout): `timeout`, `TimedOut`.
-//! 9. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`, `async_io`
-//!    (a read dropped by `timeout` takes its waker back).
-//! 10. `net.rs`: step 7's. **NEW** (servers): `ConnectionTasks`, which
+//!    from another task replaces the timer. The sleep keeps no waker of
+//!    its own.
+//! 9. `timeout.rs` **NEW** (timeout): `timeout`, `TimedOut`.
+//! 10. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`, `async_io`
+//!     (a read dropped by `timeout` takes its waker back).
+//! 11. `net.rs`: step 7's. **NEW** (servers): `ConnectionTasks`, which
 //!     cancels a server's connections when `accept_clients`'s task is
 //!     dropped.
-//! 11. `apps/mod.rs`: not the runtime: programs that run on it.
+//! 12. `apps/mod.rs`: not the runtime: programs that run on it.
 //!     - `apps/echo.rs`: step 7's echo server, unchanged.
 //!     - `apps/slow.rs`: step 7's slow server, unchanged.
 //!     - `apps/demo.rs`: rewritten. **NEW**: the demo's scenes: a task
 //!       cancelled, a request under `timeout`, a server shut down; and
 //!       `serve` and `serve-slow`, step 7's.
 //!     - `apps/terminal.rs`: step 7's `client` mode, unchanged.
-//! 12. `main.rs`: step 7's, but for the crate's name: arguments, errors,
+//! 13. `main.rs`: step 7's, but for the crate's name: arguments, errors,
 //!     exit codes, and a quiet end when stdout closes.
 //!
 //! A file with plumbing ends with it, behind a fenced "Plumbing" comment: a
@@ -64,6 +69,7 @@
 pub mod apps;
 mod event_loop;
 mod join;
+mod lost_wake_up;
 pub mod net;
 mod reactor;
 mod sleep;
@@ -74,6 +80,7 @@ mod waker;
 
 pub use event_loop::{Callback, EventLoop, TimerHandle, join_all, spawn};
 pub use join::{CancelOnDrop, JoinError, JoinHandle, panic_message};
+pub use lost_wake_up::LostWakeUp;
 pub use net::{LocalStream, TcpListener, TcpStream, socket_pair};
 pub use reactor::Socket;
 pub use sleep::{Sleep, YieldNow, sleep, sleep_until, yield_now};

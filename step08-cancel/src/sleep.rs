@@ -34,13 +34,14 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 /// cancels its timer; and since timers can be cancelled, its timer owns
 /// the waker it wakes (`wake_at`: no callback, and no `Rc<RefCell<Waker>>`
 /// to share, as in step 7): a poll from another task replaces the timer.
+/// The sleep keeps no waker of its own, so once its timer is gone, nothing
+/// of the sleep's can wake the task (chapter 5, "Lost wake-ups").
 #[derive(Debug)]
 #[must_use = "a future does nothing unless it is awaited"]
 pub struct Sleep {
     deadline: Instant,
-    /// `None` until the timer is set; then the handle that cancels it, and
-    /// the waker the timer wakes.
-    timer: Option<(TimerHandle, Waker)>,
+    /// `None` until the timer is set; then the handle that cancels it.
+    timer: Option<TimerHandle>,
 }
 
 impl Future for Sleep {
@@ -52,9 +53,11 @@ impl Future for Sleep {
         }
         // Polled again before the deadline, the timer must wake whoever
         // polled last: usually the same task, whose timer is set already.
-        let timer_is_set_for =
-            |(_, waker): &(TimerHandle, Waker)| waker.will_wake(cx.waker());
-        if !self.timer.as_ref().is_some_and(timer_is_set_for) {
+        if !self
+            .timer
+            .as_ref()
+            .is_some_and(|timer| timer.wakes(cx.waker()))
+        {
             self.set_timer(cx.waker().clone());
         }
         Poll::Pending
@@ -65,8 +68,8 @@ impl Sleep {
     /// Sets a timer that wakes `waker` at the deadline, and cancels the one
     /// it replaces, if any.
     fn set_timer(&mut self, waker: Waker) {
-        let timer = running_loop().wake_at(self.deadline, waker.clone());
-        if let Some((replaced, _)) = self.timer.replace((timer, waker)) {
+        let timer = running_loop().wake_at(self.deadline, waker);
+        if let Some(replaced) = self.timer.replace(timer) {
             replaced.cancel();
         }
     }
@@ -79,7 +82,7 @@ impl Sleep {
 /// its timer is cancelled, so the loop neither keeps nor waits for it.
 impl Drop for Sleep {
     fn drop(&mut self) {
-        if let Some((timer, _)) = &self.timer {
+        if let Some(timer) = &self.timer {
             timer.cancel();
         }
     }

@@ -4,16 +4,20 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::future::Future;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::panic::Location;
 use std::pin::Pin;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use crate::join::{JoinHandle, run_and_report};
+use crate::join::{JoinHandle, JoinSlot, run_and_report};
+use crate::lost_wake_up::{LostWakeUp, Stuck, StuckTask};
 use crate::trace::{Left, Trace};
 use crate::waker::{TaskId, TaskWaker, WokenTasks};
 
 // ANCHOR: task
-/// A spawned future and the waker that queues it.
+/// A spawned future, the waker that queues it, and the slot its outcome
+/// goes to.
 ///
 /// `future` is `None` while the loop is polling it: the future is taken out
 /// of the task table for the poll, so the task may spawn or wake tasks (and
@@ -21,6 +25,11 @@ use crate::waker::{TaskId, TaskWaker, WokenTasks};
 pub(crate) struct Task {
     future: Option<TaskFuture>,
     waker: Arc<TaskWaker>,
+    /// The slot the task shares with its `JoinHandle`, where the joiner's
+    /// waker waits: how the loop tells a joiner from a lost wake-up.
+    slot: Rc<dyn JoinSlot>,
+    /// Where `spawn` was called: how a lost wake-up names the task.
+    spawned_at: &'static Location<'static>,
 }
 
 /// What a task runs: any future with nothing to return (a spawned future's
@@ -55,6 +64,7 @@ impl Tasks {
     /// Turns `future` into a task and wakes it, so the loop polls it for the
     /// first time on its next turn. Returns the handle that joins the task;
     /// dropping the handle lets the task run on.
+    #[track_caller]
     pub(crate) fn spawn<T: 'static>(
         &self,
         future: impl Future<Output = T> + 'static,
@@ -62,10 +72,12 @@ impl Tasks {
         let id = TaskId(self.next_id.get());
         self.next_id.set(id.0 + 1);
         let waker = Arc::new(TaskWaker::new(id, Arc::clone(&self.woken)));
-        let (handle, reporter) = JoinHandle::new(Arc::clone(&waker));
+        let (handle, reporter) = JoinHandle::new(&waker);
         let task = Task {
+            slot: reporter.slot(),
             future: Some(Box::pin(run_and_report(future, reporter))),
             waker: Arc::clone(&waker),
+            spawned_at: Location::caller(),
         };
         self.table.borrow_mut().insert(id, task);
         Waker::from(waker).wake();
@@ -151,6 +163,60 @@ impl Tasks {
     pub(crate) fn any_woken(&self) -> bool {
         !self.woken.is_empty()
     }
+
+    // ANCHOR: lost_wake_up
+    /// Asked when the loop has nothing left to wait for, no callback, timer
+    /// or socket, while tasks are still pending: can anything still wake
+    /// one of them? A `Waker` is a counted reference to its task's
+    /// `TaskWaker`. The table holds one, and so does the slot of each child
+    /// the task waits to join; those can only wake it once a pending task
+    /// runs. If every reference is one of those, no thread, timer or socket
+    /// holds a waker, and no task can ever be woken again: a lost wake-up,
+    /// named here. If any other reference is alive (another thread may
+    /// wake with it), or a wake-up came in meanwhile, it returns `None` and
+    /// the loop waits.
+    pub(crate) fn lost_wake_up(&self) -> Option<LostWakeUp> {
+        let table = self.table.borrow();
+        // Per task, by the address its wakers point to: its id, and the
+        // references to its waker beyond the table's own.
+        let mut references: HashMap<*const TaskWaker, (TaskId, usize)> = table
+            .iter()
+            .map(|(id, task)| {
+                let beyond_the_table = Arc::strong_count(&task.waker) - 1;
+                (Arc::as_ptr(&task.waker), (*id, beyond_the_table))
+            })
+            .collect();
+        // A waker in the slot of a pending child is the loop's own too.
+        let mut joining = HashMap::new();
+        for (child, task) in table.iter() {
+            let Some(data) = task.slot.joiner_waker_data() else {
+                continue;
+            };
+            if let Some((joiner, count)) = references.get_mut(&data.cast()) {
+                *count -= 1;
+                joining.insert(*joiner, child.0);
+            }
+        }
+        let held_elsewhere = references.values().any(|&(_, count)| count > 0);
+        // Counted before the woken list is looked at: a waker is woken
+        // before it is dropped, so a wake-up whose waker was just dropped
+        // is in the list by now.
+        if held_elsewhere || self.any_woken() || table.is_empty() {
+            return None;
+        }
+        let stuck = table.iter().map(|(id, task)| StuckTask {
+            id: id.0,
+            spawned_at: task.spawned_at,
+            why: match joining.get(id) {
+                Some(&child) => Stuck::Joining(child),
+                None if task.waker.is_queued() => Stuck::WokenButNeverQueued,
+                None if task.waker.is_cancelled() => Stuck::CancelledButNeverWoken,
+                None => Stuck::NoWakerLeft,
+            },
+        });
+        Some(LostWakeUp::new(stuck.collect()))
+    }
+    // ANCHOR_END: lost_wake_up
 
     // ANCHOR: drop_all
     /// Drops every task still in the table; their joiners see them

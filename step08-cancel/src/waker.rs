@@ -70,6 +70,13 @@ impl TaskWaker {
     pub(crate) fn clear_queued(&self) {
         self.queued.swap(false, Ordering::AcqRel);
     }
+
+    /// Whether the task is due for a poll: what a lost wake-up's report
+    /// looks at (a task marked queued but never written down was woken,
+    /// and the wake-up went nowhere).
+    pub(crate) fn is_queued(&self) -> bool {
+        self.queued.load(Ordering::Acquire)
+    }
 }
 
 /// `std::task::Wake` turns an `Arc<TaskWaker>` into a `Waker` in safe code.

@@ -1,0 +1,91 @@
+//! The error `block_on` returns when no task can ever be woken again: a
+//! lost wake-up, named where it happens instead of waited on for ever.
+//! `Tasks::lost_wake_up` decides; this file only says it.
+
+use std::error::Error;
+use std::fmt;
+use std::panic::Location;
+
+/// No task on the loop can ever be woken again, `block_on`'s own among
+/// them, and the loop has nothing else to wait for. `block_on` returns it,
+/// inside an `io::Error`, instead of waiting for ever.
+#[derive(Debug)]
+pub struct LostWakeUp {
+    tasks: Vec<StuckTask>,
+}
+
+/// One task that can never be woken again, and why.
+#[derive(Debug)]
+pub(crate) struct StuckTask {
+    pub(crate) id: u64,
+    pub(crate) spawned_at: &'static Location<'static>,
+    pub(crate) why: Stuck,
+}
+
+/// What the loop can tell about a stuck task from its waker.
+#[derive(Debug)]
+pub(crate) enum Stuck {
+    /// Not queued, and nothing but the task table holds its waker.
+    NoWakerLeft,
+    /// Its `queued` flag is set, yet its id was never written down.
+    WokenButNeverQueued,
+    /// Only the slot of the task it joins, itself stuck, holds its waker.
+    Joining(u64),
+}
+
+impl LostWakeUp {
+    pub(crate) fn new(mut tasks: Vec<StuckTask>) -> Self {
+        tasks.sort_by_key(|task| task.id);
+        LostWakeUp { tasks }
+    }
+
+    /// The ids of the tasks that can never be woken again, in order.
+    pub fn task_ids(&self) -> Vec<u64> {
+        self.tasks.iter().map(|task| task.id).collect()
+    }
+}
+
+impl fmt::Display for LostWakeUp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a lost wake-up: no task can ever be woken again, so block_on \
+             stops here instead of waiting for ever"
+        )?;
+        for task in &self.tasks {
+            write!(
+                f,
+                "\n  task {} (spawned at {}): {}",
+                task.id, task.spawned_at, task.why
+            )?;
+        }
+        write!(
+            f,
+            "\nNo callback, timer or socket is left to wait for, and nothing \
+             outside the loop holds a waker of these tasks. Chapter 5, section \
+             \"Lost wake-ups\", says how it happens."
+        )
+    }
+}
+
+impl fmt::Display for Stuck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stuck::NoWakerLeft => f.write_str(
+                "pending, and nothing holds its waker: its last poll said \
+                 Pending without leaving cx.waker() with whatever will make it \
+                 ready, or the waker was dropped without a wake",
+            ),
+            Stuck::WokenButNeverQueued => f.write_str(
+                "woken, but never queued: its waker's `queued` flag is set, yet \
+                 its id is not in the woken list, so the loop will never poll it \
+                 (is the flag cleared after the poll instead of before?)",
+            ),
+            Stuck::Joining(child) => {
+                write!(f, "pending, waiting to join task {child}")
+            }
+        }
+    }
+}
+
+impl Error for LostWakeUp {}
