@@ -45,41 +45,43 @@ impl LostWakeUp {
 
 impl fmt::Display for LostWakeUp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
+        f.write_str(
             "a lost wake-up: no task can ever be woken again, so block_on \
-             stops here instead of waiting for ever"
+             returns\ninstead of waiting for ever.",
         )?;
         for task in &self.tasks {
+            let why = task.why.to_string().replace('\n', "\n    ");
             write!(
                 f,
-                "\n  task {} (spawned at {}): {}",
-                task.id, task.spawned_at, task.why
+                "\n  task {}, spawned at {}:\n    {why}",
+                task.id, task.spawned_at
             )?;
         }
-        write!(
-            f,
-            "\nNo callback, timer or socket is left to wait for, and nothing \
-             outside the loop holds a waker of these tasks. Chapter 5, section \
-             \"Lost wake-ups\", says how it happens."
+        f.write_str(
+            "\nThe loop has no callback, timer or socket left to wait for, and \
+             nothing\noutside it holds a waker of these tasks. Chapter 5, \
+             section\n\"Lost wake-ups\", says how it happens.",
         )
     }
 }
 
+/// Line by line: `LostWakeUp` indents each line under its task.
 impl fmt::Display for Stuck {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Stuck::NoWakerLeft => {
-                "pending, and nothing holds its waker: its last poll said \
-                 Pending without leaving cx.waker() with whatever will make it \
-                 ready, or the waker was dropped without a wake"
-            }
-            Stuck::WokenButNeverQueued => {
-                "woken, but never queued: its waker's `queued` flag is set, yet \
-                 its id is not in the woken list, so the loop will never poll it \
-                 (is the flag cleared after the poll instead of before?)"
-            }
-        })
+        match self {
+            Stuck::NoWakerLeft => f.write_str(
+                "pending, and nothing holds its waker: its last poll said Pending\n\
+                 without leaving cx.waker() with whatever will make it ready, or\n\
+                 the waker was dropped unwoken, or a wake-up never reached the\n\
+                 woken list.",
+            ),
+            Stuck::WokenButNeverQueued => f.write_str(
+                "woken, but never queued: its waker's `queued` flag is set, yet its\n\
+                 id is not in the woken list, so the loop will never poll it. (Does\n\
+                 each poll clear the flag first? Does a wake that sets it write the\n\
+                 id down?)",
+            ),
+        }
     }
 }
 

@@ -421,8 +421,9 @@ type DiffPart = (&'static str, &'static [&'static str]);
 
 /// Everything but the apps and the demo: what a step teaches.
 const RUNTIME: &[&str] = &["*"];
-/// What runs on the runtime: servers, clients, the demo and `main`.
-const APPS: &[&str] = &["src/apps/", "src/main.rs"];
+/// What runs on the runtime: servers, clients, the demo, `main`, and the
+/// examples (from step 5 on, a lost wake-up made on purpose).
+const APPS: &[&str] = &["src/apps/", "src/main.rs", "examples/"];
 
 /// The steps whose diff the book shows in parts, in the order the chapter
 /// shows them. A part names its files (a path, or a folder ending in `/`);
@@ -437,7 +438,15 @@ const DIFF_PARTS: &[(u32, &[DiffPart])] = &[
         8,
         &[
             ("map", &["src/lib.rs", "Cargo.toml"]),
-            ("tasks", &["src/waker.rs", "src/join.rs", "src/task.rs"]),
+            (
+                "tasks",
+                &[
+                    "src/waker.rs",
+                    "src/lost_wake_up.rs",
+                    "src/join.rs",
+                    "src/task.rs",
+                ],
+            ),
             (
                 "timers",
                 &["src/event_loop.rs", "src/sleep.rs", "src/trace.rs"],

@@ -59,6 +59,30 @@ pub fn step_command(package: &str) -> Command {
     command
 }
 
+/// Builds `package`'s example `example` from the current source and runs
+/// it, as `cargo run -p <package> --example <example>` does.
+pub fn run_example(package: &str, example: &str) -> Transcript {
+    let built = escargot::CargoBuild::new()
+        .manifest_path(workspace_root().join("Cargo.toml"))
+        .package(package)
+        .example(example)
+        .run()
+        .unwrap_or_else(|err| {
+            panic!("could not build {package}'s {example}: {err}")
+        });
+    let output = built
+        .command()
+        .env_remove("LOOP_TRACE")
+        .output()
+        .unwrap_or_else(|err| panic!("could not run {package}'s {example}: {err}"));
+    Transcript {
+        command: format!("cargo run -p {package} --example {example}"),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        exit_code: output.status.code(),
+    }
+}
+
 /// Every file below `dir`, as a path relative to it with `/` between its
 /// parts, sorted: the same list on every platform. A folder that cannot be
 /// read is passed over.

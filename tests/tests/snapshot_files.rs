@@ -5,7 +5,7 @@
 //! checks it.
 //!
 //! A snapshot's name is the string literal a test passes first to
-//! `assert_run`, `assert_port_in_use`, `assert_trace` or
+//! `assert_run`, `assert_example`, `assert_port_in_use`, `assert_trace` or
 //! `insta::assert_snapshot!` in `tests/tests/*.rs`; name every snapshot
 //! that way.
 
@@ -17,8 +17,9 @@ use workshop_tests::{book::read_text, workspace_root};
 
 /// The calls whose first argument, when it is a string literal, names a
 /// snapshot file.
-const SNAPSHOT_CALLS: [&str; 4] = [
+const SNAPSHOT_CALLS: [&str; 5] = [
     "assert_run(",
+    "assert_example(",
     "assert_port_in_use(",
     "assert_trace(",
     "assert_snapshot!(",

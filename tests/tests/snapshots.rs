@@ -4,7 +4,7 @@
 
 use std::net::TcpListener;
 
-use workshop_tests::{run_step, snapshot_settings};
+use workshop_tests::{run_example, run_step, snapshot_settings};
 
 fn assert_run(name: &str, package: &str, args: &[&str]) {
     let transcript = run_step(package, args);
@@ -110,6 +110,34 @@ fn step08_rejects_an_address_that_does_not_parse() {
 #[test]
 fn step08_names_the_address_already_in_use() {
     assert_port_in_use("step08-port-in-use", "step08");
+}
+
+/// A lost wake-up made on purpose, named by the loop: chapter 5, "Lost
+/// wake-ups", and the build-it sections of chapters 6 to 8 show these.
+#[test]
+fn step05_names_a_lost_wake_up() {
+    assert_example("step05-lost-wake-up", "step05", "lost_wake_up");
+}
+
+#[test]
+fn step06_names_a_lost_wake_up() {
+    assert_example("step06-lost-wake-up", "step06", "lost_wake_up");
+}
+
+#[test]
+fn step07_names_a_lost_wake_up() {
+    assert_example("step07-lost-wake-up", "step07", "lost_wake_up");
+}
+
+#[test]
+fn step08_names_a_lost_wake_up() {
+    assert_example("step08-lost-wake-up", "step08", "lost_wake_up");
+}
+
+fn assert_example(name: &str, package: &str, example: &str) {
+    let transcript = run_example(package, example);
+    snapshot_settings()
+        .bind(|| insta::assert_snapshot!(name, transcript.to_string()));
 }
 
 /// Runs `package` in `serve` mode on a port that is taken, and pins what it
