@@ -69,7 +69,7 @@ macro_rules! lost_wake_ups {
                     lost_wake_up_message(lp.block_on(forgets_its_waker()))
                 });
                 assert!(message.contains("lost wake-up"), "{message}");
-                assert!(message.contains("task 0 (spawned at"), "{message}");
+                assert!(message.contains("task 0, spawned at"), "{message}");
                 assert!(message.contains(file!()), "{message}");
                 assert!(message.contains("\"Lost wake-ups\""), "{message}");
             }
@@ -145,12 +145,12 @@ macro_rules! lost_wake_ups_with_join {
                     )
                 });
                 assert!(
-                    message.contains("task 0 (spawned at")
+                    message.contains("task 0, spawned at")
                         && message.contains("waiting to join task 1"),
                     "{message}"
                 );
                 assert!(
-                    message.contains("task 1 (spawned at")
+                    message.contains("task 1, spawned at")
                         && message.contains("nothing holds its waker"),
                     "{message}"
                 );
