@@ -7,7 +7,8 @@ use std::fmt;
 use std::panic::Location;
 
 /// No task on the loop can ever be woken again, `block_on`'s own among
-/// them, and the loop has nothing else to wait for. `block_on` returns it,
+/// them (or no task is left at all, though `block_on`'s never finished),
+/// and the loop has nothing else to wait for. `block_on` returns it,
 /// inside an `io::Error`, instead of waiting for ever.
 #[derive(Debug)]
 pub struct LostWakeUp {
@@ -45,6 +46,13 @@ impl LostWakeUp {
 
 impl fmt::Display for LostWakeUp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.tasks.is_empty() {
+            return f.write_str(
+                "block_on's task is gone: no task is left in the task table, yet \
+                 block_on's\nfuture never finished. Was a pending task dropped \
+                 instead of kept for its\nnext poll?",
+            );
+        }
         f.write_str(
             "a lost wake-up: no task can ever be woken again, so block_on \
              returns\ninstead of waiting for ever.",

@@ -429,11 +429,12 @@ impl EventLoop {
         match outcome? {
             Ok(value) => Ok(value),
             Err(JoinError::Panicked(panic)) => panic::resume_unwind(panic),
-            Err(JoinError::Cancelled) => {
-                unreachable!(
-                    "only block_on holds its task's handle, and it never cancels"
-                )
-            }
+            // Only block_on holds its task's handle, and it never cancels:
+            // the task was dropped unfinished, which the loop must not do.
+            Err(JoinError::Cancelled) => panic!(
+                "block_on's task was dropped before it finished: is a pending \
+                 task kept for its next poll?"
+            ),
         }
     }
     // ANCHOR_END: block_on

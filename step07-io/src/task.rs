@@ -181,7 +181,7 @@ impl Tasks {
         // Counted before the woken list is looked at: a waker is woken
         // before it is dropped, so a wake-up whose waker was just dropped
         // is in the list by now.
-        if held_elsewhere || self.any_woken() || table.is_empty() {
+        if held_elsewhere || self.any_woken() {
             return None;
         }
         let stuck = table.iter().map(|(id, task)| StuckTask {
