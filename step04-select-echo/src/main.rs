@@ -32,6 +32,10 @@ fn main() -> ExitCode {
             println!("{USAGE}\n\n{}", modes());
             return ExitCode::SUCCESS;
         }
+        [mode @ ("serve" | "client" | "serve-slow"), "--help" | "-h"] => {
+            println!("{}", mode_usage(mode));
+            return ExitCode::SUCCESS;
+        }
         ["serve"] => (demo::serve, DEFAULT_ADDR),
         ["serve", addr] => (demo::serve, addr),
         ["client"] => (terminal::talk, DEFAULT_ADDR),
@@ -86,14 +90,39 @@ fn usage_error(problem: &str) -> ExitCode {
 /// What `--help` adds below the usage line: what each mode does, and the
 /// address it takes when given none.
 fn modes() -> String {
+    let mut lines = vec!["  (nothing)          the demo".to_owned()];
+    for mode in ["serve", "client", "serve-slow"] {
+        lines.push(format!(
+            "  {:<18} {}",
+            format!("{mode} [ADDR]"),
+            what_it_does(mode)
+        ));
+    }
+    lines.push(ADDR_HELP.to_owned());
+    lines.join("\n")
+}
+
+/// What `MODE --help` prints: that mode's usage alone.
+fn mode_usage(mode: &str) -> String {
+    let package = env!("CARGO_PKG_NAME");
     format!(
-        "  (nothing)          the demo\n\
-         \x20 serve [ADDR]       the echo server alone, on ADDR ({DEFAULT_ADDR})\n\
-         \x20 client [ADDR]      type lines to the echo server at ADDR ({DEFAULT_ADDR})\n\
-         \x20 serve-slow [ADDR]  seed 002's slow server, on ADDR ({SLOW_ADDR})\n\
-         ADDR is an IP address or a host name, with a port: localhost:3001"
+        "usage: cargo run -p {package} -- {mode} [ADDR]\n\n  {}\n{ADDR_HELP}",
+        what_it_does(mode)
     )
 }
+
+fn what_it_does(mode: &str) -> String {
+    match mode {
+        "serve" => format!("the echo server alone, on ADDR ({DEFAULT_ADDR})"),
+        "client" => {
+            format!("type lines to the echo server at ADDR ({DEFAULT_ADDR})")
+        }
+        _ => format!("seed 002's slow server, on ADDR ({SLOW_ADDR})"),
+    }
+}
+
+const ADDR_HELP: &str =
+    "ADDR is an IP address or a host name, with a port: localhost:3001";
 
 // ---------------------------------------------------------------------------
 // Plumbing: not the lesson. A demo whose stdout closes early ends quietly.

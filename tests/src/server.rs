@@ -122,6 +122,13 @@ impl RunningServer {
     }
 
     /// Whether the process is still running (it has not crashed or exited).
+    /// Ends the server at once, as a crash would: its clients see their
+    /// connections closed by the system.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     pub fn is_running(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }

@@ -5,9 +5,10 @@
 
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::SocketAddr;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use workshop_tests::book::read_text;
@@ -113,6 +114,22 @@ fn help_says_what_each_mode_does_and_its_default_address() {
 }
 
 #[test]
+fn each_mode_answers_help_with_its_own_usage() {
+    for package in SERVING_STEPS {
+        for mode in ["serve", "client", "serve-slow"] {
+            for flag in ["--help", "-h"] {
+                let transcript = run_step(package, &[mode, flag]);
+                assert_eq!(transcript.exit_code, Some(0), "{transcript}");
+                let usage =
+                    format!("usage: cargo run -p {package} -- {mode} [ADDR]");
+                assert!(transcript.stdout.starts_with(&usage), "{transcript}");
+                assert!(transcript.stderr.is_empty(), "{transcript}");
+            }
+        }
+    }
+}
+
+#[test]
 fn the_usage_names_the_client_mode() {
     for package in SERVING_STEPS {
         let transcript = run_step(package, &["--help"]);
@@ -152,6 +169,69 @@ fn the_client_mode_talks_to_the_echo_server() {
         let server = RunningServer::start(package);
         let said = hello_through_the_client(package, &server.addr().to_string());
         assert_eq!(said, "Got: hello\n", "{package}'s client");
+    }
+}
+
+/// `package`'s client, talking to `addr`, with its three streams piped.
+fn spawn_client(package: &str, addr: SocketAddr) -> Child {
+    step_command(package)
+        .args(["client", &addr.to_string()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| panic!("could not start {package}'s client: {err}"))
+}
+
+#[test]
+fn the_client_ends_quietly_when_its_own_output_closes() {
+    for package in SERVING_STEPS {
+        let server = RunningServer::start(package);
+        let mut client = spawn_client(package, server.addr());
+        let mut stdin = client.stdin.take().expect("piped");
+        let mut stdout = BufReader::new(client.stdout.take().expect("piped"));
+        stdin.write_all(b"one\n").expect("the client reads");
+        let mut first = String::new();
+        stdout.read_line(&mut first).expect("a reply");
+        assert_eq!(first, "Got: one\n");
+        drop(stdout); // `client | head -n 1`: the reader is gone
+        // The next reply has nowhere to go.
+        stdin.write_all(b"two\nthree\n").expect("the client reads");
+        drop(stdin);
+        let output =
+            within(HANG_LIMIT, move || client.wait_with_output().expect("ends"));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.is_empty(), "{package}'s client said:\n{stderr}");
+        assert_eq!(
+            output.status.code(),
+            Some(141),
+            "{package}: {:?}",
+            output.status
+        );
+    }
+}
+
+#[test]
+fn the_client_says_so_when_the_server_goes_away() {
+    for package in SERVING_STEPS {
+        let mut server = RunningServer::start(package);
+        let mut client = spawn_client(package, server.addr());
+        let mut stdin = client.stdin.take().expect("piped");
+        let mut stdout = BufReader::new(client.stdout.take().expect("piped"));
+        stdin.write_all(b"hello\n").expect("the client reads");
+        let mut reply = String::new();
+        stdout.read_line(&mut reply).expect("a reply");
+        assert_eq!(reply, "Got: hello\n");
+        server.kill(); // in the middle of the session: stdin is still open
+        let output =
+            within(HANG_LIMIT, move || client.wait_with_output().expect("ends"));
+        drop(stdin);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{package}: {:?}", output.status);
+        assert!(
+            stderr.contains("the server closed the connection"),
+            "{package}'s client said:\n{stderr}"
+        );
     }
 }
 
