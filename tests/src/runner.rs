@@ -18,6 +18,7 @@ use std::env;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -375,8 +376,8 @@ pub struct Settings {
     pub package_dir: PathBuf,
     pub deadline: Duration,
     pub env: Vec<(String, String)>,
-    /// Once this many tests hung, the tests not started yet are left out:
-    /// the step surely hangs, and each more would cost a deadline.
+    /// Once this many tests hung, the others are left out, those running
+    /// stopped: the step surely hangs, and each more would cost a deadline.
     pub enough_hangs: Option<usize>,
 }
 
@@ -403,6 +404,8 @@ pub struct Ran {
 enum Event {
     Started(String),
     Finished(TestRun),
+    /// Stopped before it ended, because enough tests hung.
+    LeftOut(String),
 }
 
 /// Runs every test in `cases`, `AT_ONCE` at a time, each in a process of
@@ -413,15 +416,19 @@ pub fn run_tests(
     progress: &Progress,
 ) -> Ran {
     let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
+    let stop = Arc::new(AtomicBool::new(false));
     let (events, received) = mpsc::channel();
     for _ in 0..AT_ONCE.min(cases.len()) {
-        let queue = Arc::clone(&queue);
+        let (queue, stop) = (Arc::clone(&queue), Arc::clone(&stop));
         let events = events.clone();
         let settings = settings.clone();
         thread::spawn(move || {
             while let Some(case) = next_case(&queue) {
                 let _ = events.send(Event::Started(case.id()));
-                let _ = events.send(Event::Finished(run_one(&case, &settings)));
+                let _ = events.send(match run_one(&case, &settings, &stop) {
+                    Some(run) => Event::Finished(run),
+                    None => Event::LeftOut(case.id()),
+                });
             }
         });
     }
@@ -432,6 +439,7 @@ pub fn run_tests(
     loop {
         match received.recv_timeout(Duration::from_secs(1)) {
             Ok(Event::Started(id)) => running.push((id, Instant::now())),
+            Ok(Event::LeftOut(id)) => running.retain(|(other, _)| *other != id),
             Ok(Event::Finished(run)) => {
                 let id = run.case.id();
                 running.retain(|(other, _)| *other != id);
@@ -440,8 +448,10 @@ pub fn run_tests(
                 }
                 runs.push(run);
                 let hangs = runs.iter().filter(|run| run.hung()).count();
-                if settings.enough_hangs.is_some_and(|enough| hangs >= enough) {
-                    leave_out_the_rest(&queue, progress);
+                if settings.enough_hangs.is_some_and(|enough| hangs >= enough)
+                    && !stop.swap(true, Ordering::SeqCst)
+                {
+                    leave_out_the_rest(&queue, running.len(), progress);
                 }
             }
             Err(RecvTimeoutError::Timeout) => {}
@@ -465,15 +475,17 @@ fn next_case(queue: &Mutex<VecDeque<TestCase>>) -> Option<TestCase> {
     queue.lock().ok()?.pop_front()
 }
 
-fn leave_out_the_rest(queue: &Mutex<VecDeque<TestCase>>, progress: &Progress) {
+fn leave_out_the_rest(
+    queue: &Mutex<VecDeque<TestCase>>,
+    running: usize,
+    progress: &Progress,
+) {
     let Ok(mut queue) = queue.lock() else { return };
-    if !queue.is_empty() {
-        progress.say(&format!(
-            "tests hang: the {} not started yet are left out",
-            queue.len()
-        ));
-        queue.clear();
-    }
+    progress.say(&format!(
+        "tests hang: the {} not started are left out, the {running} running stopped",
+        queue.len()
+    ));
+    queue.clear();
 }
 
 fn still_running(running: &[(String, Instant)], done: usize, all: usize) -> String {
@@ -485,7 +497,12 @@ fn still_running(running: &[(String, Instant)], done: usize, all: usize) -> Stri
 }
 
 /// Runs one test alone, stopped at the deadline, memory limited.
-fn run_one(case: &TestCase, settings: &Settings) -> TestRun {
+/// `None` if `stop` was raised while it ran.
+fn run_one(
+    case: &TestCase,
+    settings: &Settings,
+    stop: &AtomicBool,
+) -> Option<TestRun> {
     let began = Instant::now();
     let mut command = Command::new(&case.binary);
     // `--nocapture`: a test that aborts its process (a stack overflow, a
@@ -505,44 +522,49 @@ fn run_one(case: &TestCase, settings: &Settings) -> TestRun {
             limit_memory(&child);
             let stdout = read_in_background(child.stdout.take());
             let stderr = read_in_background(child.stderr.take());
-            let status = wait_until(&mut child, settings.deadline);
+            let status = wait_until(&mut child, settings.deadline, stop);
             // Also ends what the test started (a demo, a server) and left.
             end_process_group(&mut child);
             let (_, stderr) = (collect(&stdout), collect(&stderr));
-            classify(status, &stderr, settings.deadline)
+            match status {
+                Waited::Stopped => return None,
+                Waited::Deadline => Outcome::TimedOut(settings.deadline),
+                Waited::Exited(status) => classify(status, &stderr),
+            }
         }
         Err(err) => Outcome::Crashed(format!("could not start the test: {err}")),
     };
-    TestRun {
+    Some(TestRun {
         case: case.clone(),
         outcome,
         took: began.elapsed(),
-    }
+    })
 }
 
-/// The child's exit status, or `None` if it was still running at `deadline`.
-fn wait_until(child: &mut Child, deadline: Duration) -> Option<ExitStatus> {
+/// How waiting for a test ended.
+enum Waited {
+    Exited(ExitStatus),
+    Deadline,
+    Stopped,
+}
+
+/// Waits for the child to end, at most until `deadline` or `stop`.
+fn wait_until(child: &mut Child, deadline: Duration, stop: &AtomicBool) -> Waited {
     let began = Instant::now();
     loop {
         match child.try_wait() {
-            Ok(Some(status)) => return Some(status),
+            Ok(Some(status)) => return Waited::Exited(status),
+            _ if stop.load(Ordering::SeqCst) => return Waited::Stopped,
             Ok(None) if began.elapsed() < deadline => {
                 thread::sleep(Duration::from_millis(20));
             }
-            _ => return None,
+            _ => return Waited::Deadline,
         }
     }
 }
 
 /// How a test ended, from its exit status and its stderr.
-fn classify(
-    status: Option<ExitStatus>,
-    stderr: &str,
-    deadline: Duration,
-) -> Outcome {
-    let Some(status) = status else {
-        return Outcome::TimedOut(deadline);
-    };
+fn classify(status: ExitStatus, stderr: &str) -> Outcome {
     if status.success() {
         return Outcome::Passed;
     }

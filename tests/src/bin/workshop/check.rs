@@ -69,7 +69,7 @@ pub fn check(
         Ok(binaries) => binaries,
         Err(error) => return Ok(does_not_compile(step, &error)),
     };
-    let cases = test_cases(step, &binaries)?;
+    let cases = test_cases(step, &files, &binaries)?;
     progress.say(&format!(
         "running {} tests, each alone and stopped after {} s",
         cases.len(),
@@ -98,14 +98,19 @@ fn test_files(step: &Step) -> Result<Vec<String>, String> {
 }
 
 /// Every test of the step's files, and of the snapshots those named for
-/// the step, in the files' order.
+/// the step, in the order of `files`.
 fn test_cases(
     step: &Step,
+    files: &[String],
     binaries: &[TestBinary],
 ) -> Result<Vec<TestCase>, String> {
     let prefix = format!("step{:02}_", step.number);
     let mut cases = Vec::new();
-    for binary in binaries {
+    for file in files {
+        let Some(binary) = binaries.iter().find(|binary| binary.file == *file)
+        else {
+            continue;
+        };
         let wanted = if binary.file == "snapshots" {
             prefix.as_str()
         } else {

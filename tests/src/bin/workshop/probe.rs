@@ -82,20 +82,12 @@ pub fn find<'a>(
         best = Some(Blame {
             function: suspect,
             why: format!(
-                "with the authors' `{}` in its place (tried on a copy of your \
-                 code), {} of the failing test{} {} pass",
+                "with the authors' `{}` put back in a copy of your code, {} \
+                 failing test{} rerun there pass{}",
                 suspect.function,
-                if all {
-                    "all".to_owned()
-                } else {
-                    passing.len().to_string()
-                },
+                if all { "the" } else { "some" },
                 if rerun.len() == 1 { "" } else { "s" },
-                if rerun.len() == 1 {
-                    "it tried does"
-                } else {
-                    "it tried"
-                },
+                if rerun.len() == 1 { "es" } else { "" },
             ),
             tests: passing,
         });
