@@ -31,8 +31,8 @@ use std::time::{Duration, Instant};
 pub const TEST_DEADLINE: Duration = Duration::from_secs(25);
 
 /// The memory a test process (and any demo it starts) may use: far more
-/// than any test needs, far less than the machine has.
-pub const MEMORY_LIMIT_GIB: u64 = 2;
+/// than any test needs, and the two that run at once stay under 2 GiB.
+pub const MEMORY_LIMIT_GIB: u64 = 1;
 
 /// How many tests run at once: the two cores any laptop has. More would
 /// only make the timing tests' measurements noisier.
@@ -354,11 +354,12 @@ pub struct TestRun {
 }
 
 impl TestRun {
-    /// Whether it looks like a hang: stopped at the deadline, or failed
-    /// only after `HANG_SIGN` (a test's own guard, `within`, gave up).
+    /// Whether it looks like a loop that never ends: stopped at the
+    /// deadline or the memory limit, or failed only after `HANG_SIGN` (a
+    /// test's own guard, `within`, gave up).
     pub fn hung(&self) -> bool {
         match self.outcome {
-            Outcome::TimedOut(_) => true,
+            Outcome::TimedOut(_) | Outcome::OutOfMemory(_) => true,
             Outcome::Passed => false,
             _ => self.took >= HANG_SIGN,
         }
@@ -481,8 +482,11 @@ fn leave_out_the_rest(
     progress: &Progress,
 ) {
     let Ok(mut queue) = queue.lock() else { return };
+    if queue.is_empty() && running == 0 {
+        return;
+    }
     progress.say(&format!(
-        "tests hang: the {} not started are left out, the {running} running stopped",
+        "tests never end: the {} not started are left out, the {running} running stopped",
         queue.len()
     ));
     queue.clear();
@@ -612,7 +616,11 @@ pub fn panic_lines(stderr: &str) -> String {
         }
     }
     if found.is_empty() {
-        tail(stderr, 15)
+        let printed: Vec<&str> = lines
+            .into_iter()
+            .filter(|line| !ends_a_panic(line))
+            .collect();
+        tail(&printed.join("\n"), 15)
     } else {
         found.join("\n").trim_end().to_owned()
     }

@@ -22,8 +22,9 @@ use workshop_tests::track::{self, Marked};
 
 use crate::{Step, fingerprint, indent, probe, step_folders, write};
 
-/// Once this many tests hung, `check` runs no more: two show the step
-/// hangs, and each more would cost a deadline.
+/// Once this many tests never ended (stopped at the deadline or the memory
+/// limit), `check` runs no more: two show the step has a loop that never
+/// ends, and each more would cost a deadline.
 const ENOUGH_HANGS: usize = 2;
 
 /// What `check` found.
@@ -426,7 +427,7 @@ fn left_out(ran: &Ran) -> String {
         return String::new();
     }
     format!(
-        "\n({} more tests were not run: once {ENOUGH_HANGS} tests hang, \
+        "\n({} more tests were not run: once {ENOUGH_HANGS} tests never end, \
          `check` stops, to answer within a minute.)",
         ran.not_run.len()
     )
