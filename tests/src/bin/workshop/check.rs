@@ -70,7 +70,15 @@ pub fn check(
         Ok(binaries) => binaries,
         Err(error) => return Ok(does_not_compile(step, &error)),
     };
-    let cases = test_cases(step, &files, &binaries)?;
+    let mut cases = test_cases(step, &files, &binaries)?;
+    // The tests the markers name first: the ones the chapter cites, and
+    // the best evidence should `check` stop early on tests that never end.
+    cases.sort_by_key(|case| {
+        marked
+            .iter()
+            .position(|m| m.test == case.id())
+            .unwrap_or(usize::MAX)
+    });
     progress.say(&format!(
         "running {} tests, each alone and stopped after {} s",
         cases.len(),
@@ -378,6 +386,13 @@ fn describe(run: &TestRun) -> String {
     let id = run.case.id();
     match &run.outcome {
         Outcome::Passed => format!("{id} passes"),
+        Outcome::Failed(message) if run.hung() => format!(
+            "{id} fails after {} s:\n\n{}\n\nA test that runs this long means a \
+             loop that never ends, or a wake-up that never comes (a task or a \
+             timer that nothing wakes).",
+            run.took.as_secs(),
+            indent(&readable::shorten(message))
+        ),
         Outcome::Failed(message) => {
             format!("{id} fails:\n\n{}", indent(&readable::shorten(message)))
         }
