@@ -282,3 +282,16 @@ impl Drop for DropFlag {
         self.0.set(true);
     }
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[should_panic(expected = "did not finish in 1 s and was stopped")]
+    fn a_demo_that_runs_past_its_limit_is_stopped_and_fails_its_test() {
+        let mut command = Command::new("sleep");
+        command.arg("30");
+        output_within(Duration::from_secs(1), command);
+    }
+}

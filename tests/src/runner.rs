@@ -416,6 +416,7 @@ pub fn run_tests(
     settings: &Settings,
     progress: &Progress,
 ) -> Ran {
+    let _capped = MemoryCap::new();
     let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
     let stop = Arc::new(AtomicBool::new(false));
     let (events, received) = mpsc::channel();
@@ -523,7 +524,6 @@ fn run_one(
     in_a_process_group_of_its_own(&mut command);
     let outcome = match command.spawn() {
         Ok(mut child) => {
-            limit_memory(&child);
             let stdout = read_in_background(child.stdout.take());
             let stderr = read_in_background(child.stderr.take());
             let status = wait_until(&mut child, settings.deadline, stop);
@@ -628,6 +628,7 @@ pub fn panic_lines(stderr: &str) -> String {
 
 fn ends_a_panic(line: &str) -> bool {
     line.starts_with("note: run with `RUST_BACKTRACE")
+        || line.starts_with("stack backtrace:")
         || line.starts_with("thread '")
         || line.starts_with("fatal runtime error")
         || line.starts_with("test result:")
@@ -708,19 +709,141 @@ fn end_process_group(child: &mut Child) {
     let _ = child.wait();
 }
 
-/// On Linux, caps the test's data (its heap) at `MEMORY_LIMIT_GIB`; the
-/// processes it starts inherit the cap. Elsewhere the deadline alone
-/// bounds a runaway test.
+/// While one lives, each process this one starts may use
+/// `MEMORY_LIMIT_GIB` of data (its heap), on Linux: the limit is set on this
+/// process, and a child inherits it the moment it exists. (Set on a child
+/// once it runs, a quick runaway could outrun it.) Elsewhere the deadline
+/// alone bounds a runaway test. Counted, as tests run their own tests
+/// at once.
+struct MemoryCap;
+
 #[cfg(target_os = "linux")]
-fn limit_memory(child: &Child) {
-    use rustix::process::{Pid, Resource, Rlimit, prlimit};
-    let bytes = MEMORY_LIMIT_GIB << 30;
-    let limit = Rlimit {
-        current: Some(bytes),
-        maximum: Some(bytes),
-    };
-    let _ = prlimit(Some(Pid::from_child(child)), Resource::Data, limit);
+static MEMORY_CAPS: Mutex<(usize, Option<rustix::process::Rlimit>)> =
+    Mutex::new((0, None));
+
+impl MemoryCap {
+    fn new() -> Self {
+        #[cfg(target_os = "linux")]
+        if let Ok(mut caps) = MEMORY_CAPS.lock() {
+            use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+            if caps.0 == 0 {
+                let before = getrlimit(Resource::Data);
+                let capped = Rlimit {
+                    current: Some(MEMORY_LIMIT_GIB << 30),
+                    maximum: before.maximum,
+                };
+                if setrlimit(Resource::Data, capped).is_ok() {
+                    caps.1 = Some(before);
+                }
+            }
+            caps.0 += 1;
+        }
+        MemoryCap
+    }
 }
 
-#[cfg(not(target_os = "linux"))]
-fn limit_memory(_child: &Child) {}
+impl Drop for MemoryCap {
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Ok(mut caps) = MEMORY_CAPS.lock() {
+            caps.0 -= 1;
+            if let (0, Some(before)) = (caps.0, caps.1.take()) {
+                let _ = rustix::process::setrlimit(
+                    rustix::process::Resource::Data,
+                    before,
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tells `misbehaves_when_asked` what to do, in the process the tests
+    /// below start from this very test executable.
+    const ASK: &str = "WORKSHOP_RUNNER_SELF_TEST";
+
+    /// Does nothing in a normal run; run by the tests below, it does the
+    /// wrong thing they ask for.
+    #[test]
+    fn misbehaves_when_asked() {
+        fn deeper(depth: u64) -> u64 {
+            if depth == u64::MAX {
+                0
+            } else {
+                deeper(depth + 1) + 1
+            }
+        }
+        match env::var(ASK).as_deref() {
+            Ok("hang") => loop {
+                thread::sleep(Duration::from_secs(1));
+            },
+            Ok("recurse") => assert_eq!(deeper(0), 0),
+            Ok("allocate") => {
+                let limit = usize::try_from(MEMORY_LIMIT_GIB << 30).expect("64-bit");
+                let huge: Vec<u8> = Vec::with_capacity(2 * limit);
+                assert!(huge.capacity() > 0);
+            }
+            Ok("panic") => panic!("the timer fired 3 ms early"),
+            _ => {}
+        }
+    }
+
+    fn run_asking(what: &str, deadline: Duration) -> Outcome {
+        let case = TestCase {
+            file: "lib".to_owned(),
+            name: "runner::tests::misbehaves_when_asked".to_owned(),
+            binary: env::current_exe().expect("the test executable"),
+        };
+        let settings = Settings {
+            package_dir: env::current_dir().expect("a current folder"),
+            deadline,
+            env: vec![(ASK.to_owned(), what.to_owned())],
+            enough_hangs: None,
+        };
+        let ran = run_tests(&[case], &settings, &Progress::new(true));
+        ran.runs[0].outcome.clone()
+    }
+
+    #[test]
+    fn a_test_past_its_deadline_is_stopped() {
+        let began = Instant::now();
+        let deadline = Duration::from_secs(1);
+        assert_eq!(run_asking("hang", deadline), Outcome::TimedOut(deadline));
+        assert!(began.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_stack_overflow_is_named_with_its_test() {
+        let outcome = run_asking("recurse", TEST_DEADLINE);
+        let Outcome::StackOverflow(message) = outcome else {
+            panic!("expected a stack overflow, got {outcome:?}");
+        };
+        assert!(message.contains("misbehaves_when_asked'"), "{message}");
+        assert!(message.contains("has overflowed its stack"), "{message}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_test_past_the_memory_limit_is_stopped() {
+        let outcome = run_asking("allocate", TEST_DEADLINE);
+        assert!(matches!(outcome, Outcome::OutOfMemory(_)), "{outcome:?}");
+    }
+
+    #[test]
+    fn a_failed_test_shows_its_own_panic_message() {
+        let outcome = run_asking("panic", TEST_DEADLINE);
+        let Outcome::Failed(message) = outcome else {
+            panic!("expected a failure, got {outcome:?}");
+        };
+        assert!(message.contains("the timer fired 3 ms early"), "{message}");
+        assert!(!message.contains("RUST_BACKTRACE"), "{message}");
+    }
+
+    #[test]
+    fn a_passing_test_passes() {
+        assert_eq!(run_asking("nothing", TEST_DEADLINE), Outcome::Passed);
+    }
+}
