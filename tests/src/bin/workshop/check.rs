@@ -499,3 +499,53 @@ fn does_not_compile(step: &Step, error: &CompileError) -> Checked {
         report,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(n: &str) -> Step {
+        Step::find(&workshop_tests::workspace_root(), n).expect("the step")
+    }
+
+    fn error_in(folder: &str) -> CompileError {
+        CompileError {
+            package_dir: Some(workshop_tests::workspace_root().join(folder)),
+            message: "error[E0308]: mismatched types".to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_compile_error_in_another_step_is_named_as_that_steps() {
+        let report =
+            does_not_compile(&step("3"), &error_in("step05-coroutines")).report;
+        assert!(
+            report.starts_with("Step 5 (step05-coroutines/) does not compile"),
+            "{report}"
+        );
+        assert!(
+            report.contains("`cargo build -p step05` shows them"),
+            "{report}"
+        );
+        assert!(report.contains("error[E0308]"), "{report}");
+    }
+
+    #[test]
+    fn a_compile_error_in_the_step_itself_is_the_steps() {
+        let report = does_not_compile(&step("3"), &error_in("step03-sleep")).report;
+        assert!(
+            report.starts_with("Step 3 does not compile yet"),
+            "{report}"
+        );
+        assert!(report.contains("`cargo build -p step03`"), "{report}");
+    }
+
+    #[test]
+    fn a_compile_error_in_the_tests_says_a_signature_may_have_changed() {
+        let report = does_not_compile(&step("3"), &error_in("tests")).report;
+        assert!(
+            report.contains("did the signature of a function"),
+            "{report}"
+        );
+    }
+}
