@@ -133,6 +133,9 @@ fn test_cases(
 // ---------------------------------------------------------------------------
 // The verdict.
 
+/// All passed; or a written function is wrong (named from what failed);
+/// or the next blank function, in track order, is to be written; or tests
+/// fail that no one function answers for.
 fn judge(
     step: &Step,
     marked: &[Marked],
@@ -156,20 +159,8 @@ fn judge(
         .filter(|run| !run.outcome.message().contains("not yet implemented"))
         .collect();
     if !unexplained.is_empty() {
-        let suspects = changed_functions(step, marked);
-        let blame = match suspects.as_slice() {
-            [] => None,
-            [only] if blanks.is_empty() => Some(Blame {
-                function: only,
-                tests: unexplained.iter().map(|run| run.case.id()).collect(),
-                why: format!(
-                    "it is the only function of the track that differs from \
-                     the authors' version, so the failures come from `{}`",
-                    only.function
-                ),
-            }),
-            _ => probe::find(step, cargo, &suspects, &unexplained, progress),
-        };
+        let blame =
+            blame_written(step, marked, &blanks, &unexplained, cargo, progress);
         if let Some(blame) = blame {
             return not_right(step, &blame, &failures, ran);
         }
@@ -177,6 +168,35 @@ fn judge(
     match blanks.first() {
         Some(first) => write_next(step, marked, first, &failures),
         None => not_pinned(step, marked, &failures, ran),
+    }
+}
+
+/// The written function the `failing` tests come from: the only one that
+/// differs from the authors' version, or the one whose original, put back
+/// in a copy, makes them pass (`probe`).
+fn blame_written<'a>(
+    step: &Step,
+    marked: &'a [Marked],
+    blanks: &[&Marked],
+    failing: &[&TestRun],
+    cargo: &Cargo,
+    progress: &Progress,
+) -> Option<Blame<'a>> {
+    let suspects = changed_functions(step, marked);
+    match suspects.as_slice() {
+        [] => None,
+        // With a blank function, its `todo!()` may be the cause: ask the
+        // copy even about a lone suspect.
+        [only] if blanks.is_empty() => Some(Blame {
+            function: only,
+            tests: failing.iter().map(|run| run.case.id()).collect(),
+            why: format!(
+                "it is the only function of the track that differs from the \
+                 authors' version, so the failures come from `{}`",
+                only.function
+            ),
+        }),
+        _ => probe::find(step, cargo, &suspects, failing, progress),
     }
 }
 
