@@ -20,7 +20,8 @@ use workshop_tests::runner::{
 };
 use workshop_tests::track::{self, Marked};
 
-use crate::{Step, fingerprint, indent, probe, step_folders, write};
+use crate::probe::{self, Found};
+use crate::{Step, fingerprint, indent, step_folders, write};
 
 /// Once this many tests never ended (stopped at the deadline or the memory
 /// limit), `check` runs no more: two show the step has a loop that never
@@ -159,10 +160,10 @@ fn judge(
         .filter(|run| !run.outcome.message().contains("not yet implemented"))
         .collect();
     if !unexplained.is_empty() {
-        let blame =
-            blame_written(step, marked, &blanks, &unexplained, cargo, progress);
-        if let Some(blame) = blame {
-            return not_right(step, &blame, &failures, ran);
+        match blame_written(step, marked, &blanks, &unexplained, cargo, progress) {
+            Found::Culprit(blame) => return not_right(step, &blame, &failures, ran),
+            Found::PassedOnRerun => return passed_on_rerun(step, &failures),
+            Found::Nothing => {}
         }
     }
     match blanks.first() {
@@ -181,13 +182,13 @@ fn blame_written<'a>(
     failing: &[&TestRun],
     cargo: &Cargo,
     progress: &Progress,
-) -> Option<Blame<'a>> {
+) -> Found<'a> {
     let suspects = changed_functions(step, marked);
     match suspects.as_slice() {
-        [] => None,
+        [] => Found::Nothing,
         // With a blank function, its `todo!()` may be the cause: ask the
         // copy even about a lone suspect.
-        [only] if blanks.is_empty() => Some(Blame {
+        [only] if blanks.is_empty() => Found::Culprit(Blame {
             function: only,
             tests: failing.iter().map(|run| run.case.id()).collect(),
             why: format!(
@@ -302,6 +303,24 @@ fn not_right(
             blame.why,
             also_failing(&others),
             left_out(ran)
+        ),
+    }
+}
+
+/// The failures did not come back when the tests ran again as they are.
+fn passed_on_rerun(step: &Step, failures: &[&TestRun]) -> Checked {
+    let n = step.number;
+    Checked {
+        passed: false,
+        next: None,
+        failed: ids(failures),
+        at_its_todo: false,
+        report: format!(
+            "{}\n\nIt passed when run again as it is, so no one function can be \
+             named: a test that measures time can fail on a busy machine. Run \
+             `cargo workshop check {n}` again; if it fails the same way, read \
+             the message above.",
+            describe(failures[0])
         ),
     }
 }

@@ -29,45 +29,70 @@ const PROBE_DEADLINE: Duration = Duration::from_secs(10);
 /// substitution that fixes nothing costs one deadline at most.
 const RERUN: usize = 2;
 
-/// The suspect whose original makes the most of `failing` pass (all, if
-/// any does), or `None` if none makes any pass.
+/// What putting the authors' functions back found.
+pub enum Found<'a> {
+    /// The suspect whose original makes the most failing tests pass (all,
+    /// if any does).
+    Culprit(Blame<'a>),
+    /// The failing tests pass when rerun as they are.
+    PassedOnRerun,
+    /// No one suspect's original makes any pass (or the copy failed).
+    Nothing,
+}
+
+/// Which of `suspects` the `failing` tests come from.
 pub fn find<'a>(
     step: &Step,
     cargo: &Cargo,
     suspects: &[&'a Marked],
     failing: &[&TestRun],
     progress: &Progress,
-) -> Option<Blame<'a>> {
-    let probe = cargo.target_dir().ok()?.join("workshop-probe");
+) -> Found<'a> {
+    let Ok(target) = cargo.target_dir() else {
+        return Found::Nothing;
+    };
+    let probe = target.join("workshop-probe");
     let copy = probe.join("workspace");
-    let first_time = !probe.join("target").is_dir();
+    let mut first_build = if probe.join("target").is_dir() {
+        ""
+    } else {
+        "; the copy's first build takes a minute or two"
+    };
     if let Err(err) = sync_tree(&step.root, &copy) {
-        progress.say(&format!(
-            "could not copy the repository to {}: {err}",
-            copy.display()
-        ));
-        return None;
+        progress.say(&format!("could not copy the repository: {err}"));
+        return Found::Nothing;
     }
     let copy_cargo = Cargo {
         root: copy.clone(),
         target_dir: Some(probe.join("target")),
     };
-    let rerun = tests_to_rerun(failing);
+    let mut rerun = tests_to_rerun(failing);
+    // A quick failure that passes when rerun as it is (a timing test on a
+    // busy machine) cannot tell one function from another. A hang does not
+    // come and go, so it is spared the extra run.
+    if !failing
+        .iter()
+        .any(|run| run.hung() && rerun.contains(&run.case))
+    {
+        progress.say(&format!("rerunning the failures in a copy{first_build}"));
+        first_build = "";
+        let passing = rerun_in_copy(&copy_cargo, &rerun, progress);
+        rerun.retain(|case| !passing.contains(&case.id()));
+        if rerun.is_empty() {
+            return Found::PassedOnRerun;
+        }
+    }
     let mut best: Option<Blame<'a>> = None;
     for (index, suspect) in
         in_likely_order(suspects, failing).into_iter().enumerate()
     {
         progress.say(&format!(
-            "which function? the authors' `{}` in a copy ({} of {}){}",
+            "which function? the authors' `{}` in a copy ({} of {}){first_build}",
             suspect.function,
             index + 1,
             suspects.len(),
-            if first_time && index == 0 {
-                "; the copy's first build takes a minute or two"
-            } else {
-                ""
-            }
         ));
+        first_build = "";
         let passing = with_authors(step, &copy, suspect, || {
             rerun_in_copy(&copy_cargo, &rerun, progress)
         });
@@ -95,7 +120,7 @@ pub fn find<'a>(
             break;
         }
     }
-    best
+    best.map_or(Found::Nothing, Found::Culprit)
 }
 
 /// The failing tests to rerun: the quickest first, hangs last.
