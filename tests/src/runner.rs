@@ -533,7 +533,7 @@ fn run_one(
             match status {
                 Waited::Stopped => return None,
                 Waited::Deadline => Outcome::TimedOut(settings.deadline),
-                Waited::Exited(status) => classify(status, &stderr),
+                Waited::Exited(status) => classify(status, &stderr, &case.name),
             }
         }
         Err(err) => Outcome::Crashed(format!("could not start the test: {err}")),
@@ -568,20 +568,20 @@ fn wait_until(child: &mut Child, deadline: Duration, stop: &AtomicBool) -> Waite
 }
 
 /// How a test ended, from its exit status and its stderr.
-fn classify(status: ExitStatus, stderr: &str) -> Outcome {
+fn classify(status: ExitStatus, stderr: &str, name: &str) -> Outcome {
     if status.success() {
         return Outcome::Passed;
     }
     if stderr.contains("has overflowed its stack") {
-        return Outcome::StackOverflow(panic_lines(stderr));
+        return Outcome::StackOverflow(panic_lines(stderr, name));
     }
     if ran_out_of_memory(stderr) {
-        return Outcome::OutOfMemory(panic_lines(stderr));
+        return Outcome::OutOfMemory(panic_lines(stderr, name));
     }
     if status.code() == Some(101) {
-        return Outcome::Failed(panic_lines(stderr));
+        return Outcome::Failed(panic_lines(stderr, name));
     }
-    Outcome::Crashed(panic_lines(stderr))
+    Outcome::Crashed(panic_lines(stderr, name))
 }
 
 /// Whether a test's stderr shows it reached the memory limit: Rust aborts
@@ -597,11 +597,13 @@ fn ran_out_of_memory(stderr: &str) -> bool {
     .any(|sign| stderr.contains(sign))
 }
 
-/// The panics in a test's stderr: each `panicked at` line and the message
-/// after it, up to libtest's note about backtraces; else the last lines.
-pub fn panic_lines(stderr: &str) -> String {
+/// The panics in the stderr of test `name`: each `panicked at` line and
+/// the message after it, up to libtest's note about backtraces; only the
+/// test's own when it has one (a test may make other threads panic on
+/// purpose). Else the last lines.
+pub fn panic_lines(stderr: &str, name: &str) -> String {
     let lines: Vec<&str> = stderr.lines().collect();
-    let mut found: Vec<&str> = Vec::new();
+    let mut panics: Vec<Vec<&str>> = Vec::new();
     for (index, line) in lines.iter().enumerate() {
         let starts_a_panic = line.starts_with("thread '")
             && (line.contains(" panicked at ")
@@ -611,19 +613,22 @@ pub fn panic_lines(stderr: &str) -> String {
                 .iter()
                 .take_while(|line| !ends_a_panic(line))
                 .take(40);
-            found.push(line);
-            found.extend(message);
+            panics.push(std::iter::once(*line).chain(message.copied()).collect());
         }
     }
-    if found.is_empty() {
+    let own = format!("thread '{name}'");
+    if panics.iter().any(|panic| panic[0].starts_with(&own)) {
+        panics.retain(|panic| panic[0].starts_with(&own));
+    }
+    if panics.is_empty() {
         let printed: Vec<&str> = lines
             .into_iter()
             .filter(|line| !ends_a_panic(line))
             .collect();
-        tail(&printed.join("\n"), 15)
-    } else {
-        found.join("\n").trim_end().to_owned()
+        return tail(&printed.join("\n"), 15);
     }
+    let all: Vec<&str> = panics.concat();
+    all.join("\n").trim_end().to_owned()
 }
 
 fn ends_a_panic(line: &str) -> bool {
@@ -840,6 +845,19 @@ mod tests {
         };
         assert!(message.contains("the timer fired 3 ms early"), "{message}");
         assert!(!message.contains("RUST_BACKTRACE"), "{message}");
+    }
+
+    #[test]
+    fn a_tests_own_panic_is_shown_not_those_it_caused_on_purpose() {
+        let stderr = "thread '<unnamed>' (7) panicked at a.rs:1:1:\n\
+                      out of coffee\n\
+                      thread 'joins' (6) panicked at b.rs:2:2:\n\
+                      still running after 20s\n\
+                      note: run with `RUST_BACKTRACE=1` to see a backtrace";
+        assert_eq!(
+            panic_lines(stderr, "joins"),
+            "thread 'joins' (6) panicked at b.rs:2:2:\nstill running after 20s"
+        );
     }
 
     #[test]
