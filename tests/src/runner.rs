@@ -419,22 +419,7 @@ pub fn run_tests(
     let _capped = MemoryCap::new();
     let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
     let stop = Arc::new(AtomicBool::new(false));
-    let (events, received) = mpsc::channel();
-    for _ in 0..AT_ONCE.min(cases.len()) {
-        let (queue, stop) = (Arc::clone(&queue), Arc::clone(&stop));
-        let events = events.clone();
-        let settings = settings.clone();
-        thread::spawn(move || {
-            while let Some(case) = next_case(&queue) {
-                let _ = events.send(Event::Started(case.id()));
-                let _ = events.send(match run_one(&case, &settings, &stop) {
-                    Some(run) => Event::Finished(run),
-                    None => Event::LeftOut(case.id()),
-                });
-            }
-        });
-    }
-    drop(events);
+    let received = start_workers(&queue, &stop, settings);
     let mut runs: Vec<TestRun> = Vec::new();
     let mut running: Vec<(String, Instant)> = Vec::new();
     let mut last_said = Instant::now();
@@ -471,6 +456,31 @@ pub fn run_tests(
         .cloned()
         .collect();
     Ran { runs, not_run }
+}
+
+/// `AT_ONCE` threads that run the queued tests one by one until the queue
+/// is empty, each telling what it starts and how that ended.
+fn start_workers(
+    queue: &Arc<Mutex<VecDeque<TestCase>>>,
+    stop: &Arc<AtomicBool>,
+    settings: &Settings,
+) -> Receiver<Event> {
+    let (events, received) = mpsc::channel();
+    for _ in 0..AT_ONCE {
+        let (queue, stop) = (Arc::clone(queue), Arc::clone(stop));
+        let events = events.clone();
+        let settings = settings.clone();
+        thread::spawn(move || {
+            while let Some(case) = next_case(&queue) {
+                let _ = events.send(Event::Started(case.id()));
+                let _ = events.send(match run_one(&case, &settings, &stop) {
+                    Some(run) => Event::Finished(run),
+                    None => Event::LeftOut(case.id()),
+                });
+            }
+        });
+    }
+    received
 }
 
 fn next_case(queue: &Mutex<VecDeque<TestCase>>) -> Option<TestCase> {
