@@ -112,7 +112,11 @@ impl Cargo {
     /// plus settings that keep its output plain and its snapshots unwritten.
     fn test_env(&self) -> Vec<(String, String)> {
         let mut vars = vec![
+            // Colour codes would garble the messages `check` shows, whatever
+            // the participant's settings (insta's diffs obey these).
             ("CARGO_TERM_COLOR".to_owned(), "never".to_owned()),
+            ("NO_COLOR".to_owned(), "1".to_owned()),
+            ("CLICOLOR_FORCE".to_owned(), "0".to_owned()),
             ("INSTA_UPDATE".to_owned(), "no".to_owned()),
             ("RUST_BACKTRACE".to_owned(), "0".to_owned()),
         ];
@@ -539,11 +543,13 @@ fn run_one(
             let status = wait_until(&mut child, settings.deadline, stop);
             // Also ends what the test started (a demo, a server) and left.
             end_process_group(&mut child);
-            let (_, stderr) = (collect(&stdout), collect(&stderr));
+            let (stdout, stderr) = (collect(&stdout), collect(&stderr));
             match status {
                 Waited::Stopped => return None,
                 Waited::Deadline => Outcome::TimedOut(settings.deadline),
-                Waited::Exited(status) => classify(status, &stderr, &case.name),
+                Waited::Exited(status) => {
+                    classify(status, &stdout, &stderr, &case.name)
+                }
             }
         }
         Err(err) => Outcome::Crashed(format!("could not start the test: {err}")),
@@ -577,8 +583,8 @@ fn wait_until(child: &mut Child, deadline: Duration, stop: &AtomicBool) -> Waite
     }
 }
 
-/// How a test ended, from its exit status and its stderr.
-fn classify(status: ExitStatus, stderr: &str, name: &str) -> Outcome {
+/// How a test ended, from its exit status and what it printed.
+fn classify(status: ExitStatus, stdout: &str, stderr: &str, name: &str) -> Outcome {
     if status.success() {
         return Outcome::Passed;
     }
@@ -589,9 +595,33 @@ fn classify(status: ExitStatus, stderr: &str, name: &str) -> Outcome {
         return Outcome::OutOfMemory(panic_lines(stderr, name));
     }
     if status.code() == Some(101) {
-        return Outcome::Failed(panic_lines(stderr, name));
+        let mut message = panic_lines(stderr, name);
+        if let Some(difference) = snapshot_difference(stdout) {
+            message = format!("{message}\n{difference}");
+        }
+        return Outcome::Failed(message);
     }
     Outcome::Crashed(panic_lines(stderr, name))
+}
+
+/// The first changed lines of a snapshot that no longer matches, from the
+/// table insta prints on stdout; its panic message alone says only that
+/// the snapshot failed.
+fn snapshot_difference(stdout: &str) -> Option<String> {
+    const SHOWN: usize = 8;
+    let changed: Vec<&str> = stdout
+        .lines()
+        .filter_map(|line| line.split_once('│').map(|(_, text)| text))
+        .filter(|text| text.starts_with('+') || text.starts_with('-'))
+        .take(SHOWN)
+        .collect();
+    (!changed.is_empty()).then(|| {
+        format!(
+            "The step printed something else than the chapter shows \
+             (first changed lines; - the chapter, + now):\n{}",
+            changed.join("\n")
+        )
+    })
 }
 
 /// Whether a test's stderr shows it reached the memory limit: Rust aborts
@@ -868,6 +898,17 @@ mod tests {
             panic_lines(stderr, "joins"),
             "thread 'joins' (6) panicked at b.rs:2:2:\nstill running after 20s"
         );
+    }
+
+    #[test]
+    fn a_failed_snapshot_shows_its_first_changed_lines() {
+        let stdout = "-old snapshot\n+new results\n─────┬─────\n    \
+                      3     3 │ boil the water\n          4 │+ran one\n    \
+                      4       │-brew the tea\n─────┴─────\n";
+        let difference = snapshot_difference(stdout).expect("a difference");
+        let changed: Vec<&str> = difference.lines().skip(1).collect();
+        assert_eq!(changed, ["+ran one", "-brew the tea"]);
+        assert_eq!(snapshot_difference("running 1 test\n"), None);
     }
 
     #[test]
