@@ -108,11 +108,11 @@ pub fn find<'a>(
             function: suspect,
             why: format!(
                 "with the authors' `{}` put back in a copy of your code, {} \
-                 failing test{} rerun there pass{}",
+                 failing test{} rerun there no longer fail{} this way",
                 suspect.function,
                 if all { "the" } else { "some" },
                 if rerun.len() == 1 { "" } else { "s" },
-                if rerun.len() == 1 { "es" } else { "" },
+                if rerun.len() == 1 { "s" } else { "" },
             ),
             tests: passing,
         });
@@ -174,7 +174,9 @@ fn with_authors(
     passing
 }
 
-/// Builds the copy's tests and reruns `cases` there: the ones that pass.
+/// Builds the copy's tests and reruns `cases` there: the ones whose
+/// failure is gone. A test that now stops at a blank function's `todo!()`
+/// counts: what is left is a function not written yet.
 fn rerun_in_copy(
     cargo: &Cargo,
     cases: &[TestCase],
@@ -200,7 +202,10 @@ fn rerun_in_copy(
     runner::run_tests(&in_copy, &settings, &Progress::new(true))
         .runs
         .iter()
-        .filter(|run| run.outcome.passed())
+        .filter(|run| {
+            run.outcome.passed()
+                || run.outcome.message().contains("not yet implemented")
+        })
         .map(|run| run.case.id())
         .collect()
 }
