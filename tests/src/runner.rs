@@ -641,7 +641,7 @@ fn ran_out_of_memory(stderr: &str) -> bool {
 /// the message after it, up to libtest's note about backtraces; only the
 /// test's own when it has one (a test may make other threads panic on
 /// purpose). Else the last lines.
-pub fn panic_lines(stderr: &str, name: &str) -> String {
+fn panic_lines(stderr: &str, name: &str) -> String {
     let lines: Vec<&str> = stderr.lines().collect();
     let mut panics: Vec<Vec<&str>> = Vec::new();
     for (index, line) in lines.iter().enumerate() {
@@ -680,7 +680,7 @@ fn ends_a_panic(line: &str) -> bool {
 }
 
 /// The last `count` lines of `text`.
-pub fn tail(text: &str, count: usize) -> String {
+fn tail(text: &str, count: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(count)..].join("\n")
 }
