@@ -293,7 +293,8 @@ fn not_right(
         at_its_todo: false,
         report: format!(
             "Your `{}` ({}) is not right yet.\nRead chapter {}, section \"{}\" \
-             again.\n\n{}\n\nWhy `{}`: {}.{}{}",
+             again.\n\n{}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again with \
+             `cargo workshop check {}`.",
             m.function,
             place(step, m),
             step.number,
@@ -302,7 +303,8 @@ fn not_right(
             m.function,
             blame.why,
             also_failing(&others),
-            left_out(ran)
+            left_out(ran),
+            step.number
         ),
     }
 }
@@ -320,7 +322,15 @@ fn passed_on_rerun(step: &Step, failures: &[&TestRun]) -> Checked {
              named: a test that measures time can fail on a busy machine. Run \
              `cargo workshop check {n}` again; if it fails the same way, read \
              the message above.",
-            describe(failures[0])
+            describe(
+                failures
+                    .iter()
+                    .find(|run| !run
+                        .outcome
+                        .message()
+                        .contains("not yet implemented"))
+                    .unwrap_or(&failures[0])
+            )
         ),
     }
 }
