@@ -1,14 +1,19 @@
 //! Plumbing shared by the workshop's tests: build and run a step's real
-//! binary, and turn what it printed into a transcript a snapshot can pin;
+//! binary, stopped if it runs too long, and turn what it printed into a
+//! transcript a snapshot can pin;
 //! read the book's sources (`book`) so its checks can find what mdBook misses;
 //! bound a test that could hang, and count a future's polls; run a step's
 //! server for a test to talk to (`server`), and put any step's echo server
 //! through the same scenarios (`echo_server`); find the `// BUILD` markers of
-//! the build-it tracks (`track`) for `cargo workshop` (`src/bin/workshop.rs`).
+//! the build-it tracks (`track`) for `cargo workshop` (`src/bin/workshop/`),
+//! and run a step's tests for its `check`, each in bounded time and memory
+//! (`runner`).
 
 pub mod book;
 pub mod echo_server;
 pub mod figures;
+pub mod readable;
+pub mod runner;
 pub mod server;
 pub mod track;
 
@@ -16,14 +21,15 @@ use std::cell::Cell;
 use std::fmt;
 use std::fs;
 use std::future::Future;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
 use std::rc::Rc;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::task::{Context, Poll};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Builds `package`'s binary from the current source and runs it with `args`.
 ///
@@ -31,16 +37,69 @@ use std::time::Duration;
 /// `target/` by some earlier build could test stale code and pass; Cargo's
 /// own freshness check is what guarantees the binary matches the source.
 pub fn run_step(package: &str, args: &[&str]) -> Transcript {
-    let output = step_command(package)
-        .args(args)
-        .output()
-        .unwrap_or_else(|err| panic!("could not run {package}: {err}"));
+    let mut command = step_command(package);
+    command.args(args);
+    let output = output_within(DEMO_LIMIT, command);
     Transcript {
         command: command_line(package, args),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         exit_code: output.status.code(),
     }
+}
+
+/// How long a demo may run: every demo ends in a few seconds, so reaching
+/// this, even with both cores busy, means the loop never ends.
+pub const DEMO_LIMIT: Duration = Duration::from_secs(60);
+
+/// Runs `command` to its end and returns what it printed, like
+/// `Command::output`, but kills it and fails the test once `limit` has
+/// passed: a demo whose loop never ends must fail its test, not hang it.
+pub fn output_within(limit: Duration, mut command: Command) -> Output {
+    let shown = format!("{command:?}");
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| panic!("could not run {shown}: {err}"));
+    let stdout = read_to_end_in_background(child.stdout.take());
+    let stderr = read_to_end_in_background(child.stderr.take());
+    let began = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the demo can be waited for") {
+            break status;
+        }
+        if began.elapsed() >= limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "{shown} did not finish in {} s and was stopped: its loop never \
+                 ends, or waits for a wake-up that never comes",
+                limit.as_secs()
+            );
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    }
+}
+
+/// Reads a child's pipe to its end on a thread of its own, so that a child
+/// filling one pipe never blocks while we read the other.
+fn read_to_end_in_background(
+    pipe: Option<impl Read + Send + 'static>,
+) -> thread::JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        bytes
+    })
 }
 
 /// A `Command` for `package`'s freshly built binary, for tests that talk to
@@ -245,5 +304,18 @@ impl DropFlag {
 impl Drop for DropFlag {
     fn drop(&mut self) {
         self.0.set(true);
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[should_panic(expected = "did not finish in 1 s and was stopped")]
+    fn a_demo_that_runs_past_its_limit_is_stopped_and_fails_its_test() {
+        let mut command = Command::new("sleep");
+        command.arg("30");
+        output_within(Duration::from_secs(1), command);
     }
 }

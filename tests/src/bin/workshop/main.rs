@@ -10,10 +10,16 @@ use std::env;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Output};
+use std::process::ExitCode;
 use std::time::Instant;
 
+use workshop_tests::runner::Progress;
 use workshop_tests::track::{self, Marked};
+
+use check::check;
+
+mod check;
+mod probe;
 
 const USAGE: &str = "\
 usage: cargo workshop <command>
@@ -47,7 +53,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         ["check", n] => {
             let step = Step::find(&find_root(&here)?, n)?;
-            let checked = check(&step, None)?;
+            let checked = check(&step, None, &Progress::new(false))?;
             println!("{}", checked.report);
             Ok(if checked.passed {
                 ExitCode::SUCCESS
@@ -394,341 +400,6 @@ fn passed_fingerprint(step: &Step) -> Option<String> {
     fs::read_to_string(step.state().join("passed")).ok()
 }
 
-// ---------------------------------------------------------------------------
-// check
-
-/// What `check` found.
-struct Checked {
-    passed: bool,
-    /// The function `check` says to write or fix next.
-    next: Option<String>,
-    /// `file::name` of every test that failed.
-    failed: Vec<String>,
-    /// Whether a failed test panicked at the `todo!()` of `next`.
-    at_its_todo: bool,
-    report: String,
-}
-
-/// One failed test and what it printed.
-struct Failure {
-    test: String,
-    message: String,
-}
-
-/// Runs step N's tests: its `tests/stepNN_*.rs` files and its snapshots.
-/// `target_dir` overrides Cargo's, for `verify`.
-fn check(step: &Step, target_dir: Option<&Path>) -> Result<Checked, String> {
-    let n = step.number;
-    let marked = if step.is_started() {
-        step.track()?
-    } else {
-        Vec::new()
-    };
-    let prefix = format!("step{n:02}_");
-    let mut files: Vec<String> = fs::read_dir(step.root.join("tests").join("tests"))
-        .map_err(|err| format!("tests/tests: {err}"))?
-        .flatten()
-        .filter_map(|entry| entry.file_name().into_string().ok())
-        .filter_map(|name| Some(name.strip_suffix(".rs")?.to_owned()))
-        .filter(|name| name.starts_with(&prefix))
-        .collect();
-    // Behaviour tests first, then the chapter's exercises.
-    files.sort_by_key(|name| (name.ends_with("_exercises"), name.clone()));
-    let mut targets: Vec<(String, Option<String>)> =
-        files.into_iter().map(|file| (file, None)).collect();
-    targets.push(("snapshots".to_owned(), Some(prefix)));
-
-    eprintln!("Building and running step {n}'s tests…");
-    let cargo = |args: &[&str]| {
-        let mut command =
-            Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
-        command
-            .current_dir(&step.root)
-            .args(["test", "-p", "workshop-tests"])
-            .args(args)
-            .env("INSTA_UPDATE", "no")
-            .env("RUST_BACKTRACE", "0")
-            .env_remove("CARGO_TARGET_DIR");
-        if let Some(dir) = target_dir {
-            command.env("CARGO_TARGET_DIR", dir);
-        }
-        command
-            .output()
-            .map_err(|err| format!("could not run cargo: {err}"))
-    };
-    let mut build_args = vec!["--no-run"];
-    for (file, _) in &targets {
-        build_args.extend(["--test", file]);
-    }
-    let built = cargo(&build_args)?;
-    if !built.status.success() {
-        let stderr = String::from_utf8_lossy(&built.stderr);
-        return Ok(Checked {
-            passed: false,
-            next: None,
-            failed: Vec::new(),
-            at_its_todo: false,
-            report: format!(
-                "Step {n} does not compile yet. The first error:\n\n{}\n\n\
-                 (`cargo build -p step{n:02}` shows them all.)",
-                first_error(&stderr)
-            ),
-        });
-    }
-    let mut failures = Vec::new();
-    let mut passed_count = 0;
-    for (file, filter) in &targets {
-        let mut args = vec!["--test", file.as_str(), "--"];
-        if let Some(filter) = filter {
-            args.push(filter);
-        }
-        let output = cargo(&args)?;
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let (passed, failed) = parse_results(file, &stdout);
-        if !stdout.contains("\ntest result:") {
-            // A test aborted the whole binary (a panic in a destructor while
-            // unwinding from a `todo!()`), taking the other tests with it.
-            let reported: Vec<String> = passed
-                .iter()
-                .cloned()
-                .chain(failed.iter().map(|f| f.test.clone()))
-                .collect();
-            let (more_passed, more_failed) =
-                run_alone(&cargo, file, &args, &reported)?;
-            passed_count += more_passed;
-            failures.extend(more_failed);
-        }
-        passed_count += passed.len();
-        failures.extend(failed);
-    }
-    Ok(judge(step, &marked, &failures, passed_count))
-}
-
-/// Runs each test of `file` (listed with `args`) that has no result yet
-/// on its own: how many passed, and the failures with their panics.
-fn run_alone(
-    cargo: &dyn Fn(&[&str]) -> Result<Output, String>,
-    file: &str,
-    args: &[&str],
-    reported: &[String],
-) -> Result<(usize, Vec<Failure>), String> {
-    let mut list_args = args.to_vec();
-    list_args.push("--list");
-    let listed = String::from_utf8_lossy(&cargo(&list_args)?.stdout).into_owned();
-    let mut passed = 0;
-    let mut failures = Vec::new();
-    for name in listed
-        .lines()
-        .filter_map(|line| line.strip_suffix(": test"))
-    {
-        let test = format!("{file}::{name}");
-        if reported.contains(&test) {
-            continue;
-        }
-        let alone = cargo(&["--test", file, "--", "--exact", name, "--nocapture"])?;
-        if alone.status.success() {
-            passed += 1;
-        } else {
-            let printed = format!(
-                "{}{}",
-                String::from_utf8_lossy(&alone.stdout),
-                String::from_utf8_lossy(&alone.stderr)
-            );
-            failures.push(Failure {
-                test,
-                message: panic_lines(&printed),
-            });
-        }
-    }
-    Ok((passed, failures))
-}
-
-/// The verdict: all passed, or the one function to write or fix next.
-fn judge(
-    step: &Step,
-    marked: &[Marked],
-    failures: &[Failure],
-    passed: usize,
-) -> Checked {
-    let n = step.number;
-    let failed: Vec<String> = failures.iter().map(|f| f.test.clone()).collect();
-    if failures.is_empty() {
-        if step.is_started() {
-            let _ = write(&step.state().join("passed"), &fingerprint(step));
-        }
-        return Checked {
-            passed: true,
-            next: None,
-            failed,
-            at_its_todo: false,
-            report: format!(
-                "Step {n} passes: all {passed} of its tests. {}",
-                if step.is_started() {
-                    format!(
-                        "You wrote its {} functions. `cargo workshop reset {n}` \
-                         puts back the authors' version when you want to compare.",
-                        marked.len()
-                    )
-                } else {
-                    format!(
-                        "(It is not started: `cargo workshop start {n}` to build it.)"
-                    )
-                }
-            ),
-        };
-    }
-    let done = |upto: usize| {
-        format!("{} of {} functions written so far.", upto, marked.len())
-    };
-    let blank = |m: &Marked| track::is_blank(&step.read(&m.file)[m.body.clone()]);
-    for (index, m) in marked.iter().enumerate() {
-        let shown = failures.iter().find(|f| f.test == m.test);
-        let where_ = format!("{}/{}, below line {}", step.folder, m.file, m.line);
-        if blank(m) {
-            // A test that panics at this very `todo!()` shows it best; the
-            // marker's own test may first hit a later blank function.
-            let own = failures
-                .iter()
-                .find(|f| f.test == m.test && f.message.contains(&m.todo_message()))
-                .or_else(|| {
-                    failures
-                        .iter()
-                        .find(|f| f.message.contains(&m.todo_message()))
-                })
-                .or(shown);
-            let evidence = match own {
-                Some(f) => format!("{} fails:\n\n{}", f.test, indent(&f.message)),
-                None => format!("{} shows it once it compiles and runs", m.test),
-            };
-            return Checked {
-                passed: false,
-                next: Some(m.function.clone()),
-                failed,
-                at_its_todo: own
-                    .is_some_and(|f| f.message.contains(&m.todo_message())),
-                report: format!(
-                    "Next: write `{}` ({where_}).\nRead chapter {n}, section \"{}\".\n\
-                     The test that shows it: {evidence}\n\n{} Check again with \
-                     `cargo workshop check {n}`.",
-                    m.function,
-                    m.section,
-                    done(index)
-                ),
-            };
-        }
-        if let Some(f) = shown.filter(|f| !f.message.contains("not yet implemented"))
-        {
-            return Checked {
-                passed: false,
-                next: Some(m.function.clone()),
-                failed,
-                at_its_todo: false,
-                report: format!(
-                    "Your `{}` ({where_}) is not right yet.\nRead chapter {n}, \
-                     section \"{}\" again. {} fails:\n\n{}",
-                    m.function,
-                    m.section,
-                    f.test,
-                    indent(&f.message)
-                ),
-            };
-        }
-    }
-    let first = &failures[0];
-    Checked {
-        passed: false,
-        next: None,
-        failed: failed.clone(),
-        at_its_todo: false,
-        report: format!(
-            "{} of step {n}'s tests fail{}. The first, {}:\n\n{}",
-            failed.len(),
-            if failed.len() == 1 { "s" } else { "" },
-            first.test,
-            indent(&first.message)
-        ),
-    }
-}
-
-/// The tests that passed (`file::name`) and those that failed, with what
-/// they printed, in libtest's output for `file`.
-fn parse_results(file: &str, stdout: &str) -> (Vec<String>, Vec<Failure>) {
-    let passed = stdout
-        .lines()
-        .filter_map(|line| line.strip_prefix("test ")?.strip_suffix(" ... ok"))
-        .map(|name| format!("{file}::{name}"))
-        .collect();
-    let mut failures = Vec::new();
-    for line in stdout.lines() {
-        let Some(name) = line
-            .strip_prefix("test ")
-            .and_then(|rest| rest.strip_suffix(" ... FAILED"))
-        else {
-            continue;
-        };
-        let header = format!("---- {name} stdout ----");
-        let message = stdout
-            .split_once(&header)
-            .map(|(_, after)| {
-                after
-                    .lines()
-                    .skip(1)
-                    .take_while(|line| {
-                        !line.starts_with("---- ") && *line != "failures:"
-                    })
-                    .filter(|line| {
-                        !line.starts_with("note: run with `RUST_BACKTRACE")
-                    })
-                    .take(12)
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
-            .unwrap_or_default();
-        failures.push(Failure {
-            test: format!("{file}::{name}"),
-            message: message.trim().to_owned(),
-        });
-    }
-    (passed, failures)
-}
-
-/// The panics in the output of a test that ran alone: each `panicked at`
-/// line and the message after it.
-fn panic_lines(printed: &str) -> String {
-    let lines: Vec<&str> = printed.lines().collect();
-    let mut found: Vec<&str> = Vec::new();
-    for (index, line) in lines.iter().enumerate() {
-        if line.contains(" panicked at ") {
-            found.extend(lines[index..].iter().take(2));
-        }
-    }
-    if found.is_empty() {
-        tail(printed)
-    } else {
-        found.join("\n")
-    }
-}
-
-/// The first `error` block in Cargo's output.
-fn first_error(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr.lines().collect();
-    let Some(start) = lines.iter().position(|line| line.starts_with("error")) else {
-        return tail(stderr);
-    };
-    lines[start..]
-        .iter()
-        .take_while(|line| !line.is_empty())
-        .take(30)
-        .copied()
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn tail(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(15)..].join("\n")
-}
-
 fn indent(text: &str) -> String {
     text.lines()
         .map(|line| format!("    {line}"))
@@ -806,7 +477,7 @@ fn verify_step(
         return Err("a second `start` was not refused".to_owned());
     }
     for expected in &authors {
-        let checked = check(step, Some(target))?;
+        let checked = check(step, Some(target), &Progress::new(true))?;
         if checked.passed || checked.next.as_deref() != Some(&expected.function) {
             return Err(format!(
                 "with `{}` blank, check should name it, but said:\n{}",
@@ -828,7 +499,7 @@ fn verify_step(
         }
         write_back(step, expected)?;
     }
-    let checked = check(step, Some(target))?;
+    let checked = check(step, Some(target), &Progress::new(true))?;
     if !checked.passed {
         return Err(format!(
             "with every function written, check fails:\n{}",

@@ -1,0 +1,600 @@
+//! `cargo workshop check N`: runs step N's tests, each in bounded time and
+//! memory (`workshop_tests::runner`), and turns what failed into one
+//! verdict: the function to write or fix next, the test that shows it, and
+//! what that test expected and saw, in words a participant can act on.
+//!
+//! Which function: a blank one (`todo!()`) announces itself in its panic.
+//! A written one that is wrong does not, and a test exercises several
+//! functions at once, so the verdict compares with the authors' version
+//! (kept by `start`): if one written function differs from it, that one is
+//! to blame; if more do, `probe` puts the authors' version back for one at
+//! a time, in a copy, and sees whose return makes the failing tests pass.
+
+use std::fs;
+use std::path::Path;
+
+use workshop_tests::readable;
+use workshop_tests::runner::{
+    self, Cargo, CompileError, MEMORY_LIMIT_GIB, Outcome, Progress, Ran, Settings,
+    TEST_DEADLINE, TestBinary, TestCase, TestRun,
+};
+use workshop_tests::track::{self, Marked};
+
+use crate::probe::{self, Found};
+use crate::{Step, fingerprint, indent, step_folders, write};
+
+/// Once this many tests never ended (stopped at the deadline or the memory
+/// limit), `check` runs no more: two show the step has a loop that never
+/// ends, and each more would cost a deadline.
+const ENOUGH_HANGS: usize = 2;
+
+/// What `check` found.
+pub struct Checked {
+    pub passed: bool,
+    /// The function `check` says to write or fix next.
+    pub next: Option<String>,
+    /// `file::name` of every test that failed.
+    pub failed: Vec<String>,
+    /// Whether a failed test panicked at the `todo!()` of `next`.
+    pub at_its_todo: bool,
+    pub report: String,
+}
+
+/// A written function blamed for failing tests, and how `check` knows.
+pub struct Blame<'a> {
+    pub function: &'a Marked,
+    /// The failing tests it answers for.
+    pub tests: Vec<String>,
+    pub why: String,
+}
+
+/// Runs step N's tests: its `tests/stepNN_*.rs` files and its snapshots.
+/// `target_dir` overrides Cargo's, for `verify`.
+pub fn check(
+    step: &Step,
+    target_dir: Option<&Path>,
+    progress: &Progress,
+) -> Result<Checked, String> {
+    let n = step.number;
+    let marked = if step.is_started() {
+        step.track()?
+    } else {
+        Vec::new()
+    };
+    let cargo = Cargo {
+        root: step.root.clone(),
+        target_dir: target_dir.map(Path::to_path_buf),
+    };
+    let files = test_files(step)?;
+    progress.say(&format!("building step {n}'s tests: {}", files.join(", ")));
+    let binaries = match runner::build_tests(&cargo, &files, progress)? {
+        Ok(binaries) => binaries,
+        Err(error) => return Ok(does_not_compile(step, &error)),
+    };
+    let mut cases = test_cases(step, &files, &binaries)?;
+    // The tests the markers name first: the ones the chapter cites, and
+    // the best evidence should `check` stop early on tests that never end.
+    cases.sort_by_key(|case| {
+        marked
+            .iter()
+            .position(|m| m.test == case.id())
+            .unwrap_or(usize::MAX)
+    });
+    progress.say(&format!(
+        "running {} tests, each alone and stopped after {} s",
+        cases.len(),
+        TEST_DEADLINE.as_secs()
+    ));
+    let mut settings = Settings::new(&cargo, TEST_DEADLINE);
+    settings.enough_hangs = Some(ENOUGH_HANGS);
+    let ran = runner::run_tests(&cases, &settings, progress);
+    Ok(judge(step, &marked, &ran, &cargo, progress))
+}
+
+/// Step N's test files: its own (`tests/stepNN_*.rs`), behaviour first and
+/// the chapter's exercises after, then the snapshots.
+fn test_files(step: &Step) -> Result<Vec<String>, String> {
+    let prefix = format!("step{:02}_", step.number);
+    let mut files: Vec<String> = fs::read_dir(step.root.join("tests").join("tests"))
+        .map_err(|err| format!("tests/tests: {err}"))?
+        .flatten()
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter_map(|name| Some(name.strip_suffix(".rs")?.to_owned()))
+        .filter(|name| name.starts_with(&prefix))
+        .collect();
+    files.sort_by_key(|name| (name.ends_with("_exercises"), name.clone()));
+    files.push("snapshots".to_owned());
+    Ok(files)
+}
+
+/// Every test of the step's files, and of the snapshots those named for
+/// the step, in the order of `files`.
+fn test_cases(
+    step: &Step,
+    files: &[String],
+    binaries: &[TestBinary],
+) -> Result<Vec<TestCase>, String> {
+    let prefix = format!("step{:02}_", step.number);
+    let mut cases = Vec::new();
+    for file in files {
+        let Some(binary) = binaries.iter().find(|binary| binary.file == *file)
+        else {
+            continue;
+        };
+        let wanted = if binary.file == "snapshots" {
+            prefix.as_str()
+        } else {
+            ""
+        };
+        cases.extend(runner::list_tests(binary, wanted)?);
+    }
+    Ok(cases)
+}
+
+// ---------------------------------------------------------------------------
+// The verdict.
+
+/// All passed; or a written function is wrong (named from what failed);
+/// or the next blank function, in track order, is to be written; or tests
+/// fail that no one function answers for.
+fn judge(
+    step: &Step,
+    marked: &[Marked],
+    ran: &Ran,
+    cargo: &Cargo,
+    progress: &Progress,
+) -> Checked {
+    let failures: Vec<&TestRun> = ran
+        .runs
+        .iter()
+        .filter(|run| !run.outcome.passed())
+        .collect();
+    if failures.is_empty() {
+        return passes(step, marked, ran.runs.len());
+    }
+    let blanks: Vec<&Marked> = marked.iter().filter(|m| is_blank(step, m)).collect();
+    // A test stopped at a `todo!()` is explained by that blank function.
+    let unexplained: Vec<&TestRun> = failures
+        .iter()
+        .copied()
+        .filter(|run| !run.outcome.message().contains("not yet implemented"))
+        .collect();
+    if !unexplained.is_empty() {
+        match blame_written(step, marked, &blanks, &unexplained, cargo, progress) {
+            Found::Culprit(blame) => return not_right(step, &blame, &failures, ran),
+            Found::PassedOnRerun => return passed_on_rerun(step, &failures),
+            Found::Nothing => {}
+        }
+    }
+    match blanks.first() {
+        Some(first) => write_next(step, marked, first, &failures),
+        None => not_pinned(step, marked, &failures, ran),
+    }
+}
+
+/// The written function the `failing` tests come from: the only one that
+/// differs from the authors' version, or the one whose original, put back
+/// in a copy, makes them pass (`probe`).
+fn blame_written<'a>(
+    step: &Step,
+    marked: &'a [Marked],
+    blanks: &[&Marked],
+    failing: &[&TestRun],
+    cargo: &Cargo,
+    progress: &Progress,
+) -> Found<'a> {
+    let suspects = changed_functions(step, marked);
+    match suspects.as_slice() {
+        [] => Found::Nothing,
+        // With a blank function, its `todo!()` may be the cause: ask the
+        // copy even about a lone suspect.
+        [only] if blanks.is_empty() => Found::Culprit(Blame {
+            function: only,
+            tests: failing.iter().map(|run| run.case.id()).collect(),
+            why: format!(
+                "it is the only function of the track that differs from the \
+                 authors' version, so the failures come from `{}`",
+                only.function
+            ),
+        }),
+        _ => probe::find(step, cargo, &suspects, failing, progress),
+    }
+}
+
+fn is_blank(step: &Step, marked: &Marked) -> bool {
+    track::is_blank(&step.read(&marked.file)[marked.body.clone()])
+}
+
+/// The written functions whose body differs from the authors' (spaces and
+/// line breaks aside), in track order.
+fn changed_functions<'a>(step: &Step, marked: &'a [Marked]) -> Vec<&'a Marked> {
+    marked
+        .iter()
+        .filter(|m| !is_blank(step, m))
+        .filter(|m| {
+            let now = &step.read(&m.file)[m.body.clone()];
+            authors_body(step, m)
+                .is_none_or(|original| squeezed(&original) != squeezed(now))
+        })
+        .collect()
+}
+
+/// The authors' body of `marked`, as `start` kept it.
+pub fn authors_body(step: &Step, marked: &Marked) -> Option<String> {
+    let original = step.kept("original", &marked.file).ok()?;
+    let found = track::markers_in(&marked.file, &original).ok()?;
+    let theirs = found.iter().find(|m| m.order == marked.order)?;
+    Some(original[theirs.body.clone()].to_owned())
+}
+
+fn squeezed(code: &str) -> String {
+    code.split_whitespace().collect()
+}
+
+fn passes(step: &Step, marked: &[Marked], passed: usize) -> Checked {
+    let n = step.number;
+    if step.is_started() {
+        let _ = write(&step.state().join("passed"), &fingerprint(step));
+    }
+    let after = if step.is_started() {
+        format!(
+            "You wrote its {} functions. `cargo workshop reset {n}` puts back \
+             the authors' version when you want to compare.",
+            marked.len()
+        )
+    } else {
+        format!("(It is not started: `cargo workshop start {n}` to build it.)")
+    };
+    Checked {
+        passed: true,
+        next: None,
+        failed: Vec::new(),
+        at_its_todo: false,
+        report: format!("Step {n} passes: all {passed} of its tests. {after}"),
+    }
+}
+
+fn ids(runs: &[&TestRun]) -> Vec<String> {
+    runs.iter().map(|run| run.case.id()).collect()
+}
+
+fn place(step: &Step, marked: &Marked) -> String {
+    format!(
+        "{}/{}, below line {}",
+        step.folder, marked.file, marked.line
+    )
+}
+
+/// A written function is wrong: which, the test that shows it best, and
+/// how `check` knows.
+fn not_right(
+    step: &Step,
+    blame: &Blame,
+    failures: &[&TestRun],
+    ran: &Ran,
+) -> Checked {
+    let m = blame.function;
+    let mut answered: Vec<&TestRun> = failures
+        .iter()
+        .copied()
+        .filter(|run| blame.tests.contains(&run.case.id()))
+        .collect();
+    answered.sort_by_key(|run| (telling(run), run.case.id() != m.test));
+    let shown = answered.first().copied().unwrap_or(failures[0]);
+    let others: Vec<&TestRun> = failures
+        .iter()
+        .copied()
+        .filter(|run| run.case != shown.case)
+        .collect();
+    Checked {
+        passed: false,
+        next: Some(m.function.clone()),
+        failed: ids(failures),
+        at_its_todo: false,
+        report: format!(
+            "Your `{}` ({}) is not right yet.\nRead chapter {}, section \"{}\" \
+             again.\n\n{}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again with \
+             `cargo workshop check {}`.",
+            m.function,
+            place(step, m),
+            step.number,
+            m.section,
+            describe(shown),
+            m.function,
+            blame.why,
+            also_failing(&others),
+            left_out(ran),
+            step.number
+        ),
+    }
+}
+
+/// The failures did not come back when the tests ran again as they are.
+fn passed_on_rerun(step: &Step, failures: &[&TestRun]) -> Checked {
+    let n = step.number;
+    Checked {
+        passed: false,
+        next: None,
+        failed: ids(failures),
+        at_its_todo: false,
+        report: format!(
+            "{}\n\nIt passed when run again as it is, so no one function can be \
+             named: a test that measures time can fail on a busy machine. Run \
+             `cargo workshop check {n}` again; if it fails the same way, read \
+             the message above.",
+            describe(
+                failures
+                    .iter()
+                    .find(|run| !run
+                        .outcome
+                        .message()
+                        .contains("not yet implemented"))
+                    .unwrap_or(&failures[0])
+            )
+        ),
+    }
+}
+
+/// Which failure shows a mistake best, lowest first: a crash says the most
+/// in the fewest words, a hang the least.
+fn telling(run: &TestRun) -> u8 {
+    match run.outcome {
+        Outcome::StackOverflow(_) => 0,
+        Outcome::OutOfMemory(_) => 1,
+        Outcome::Failed(_) if !run.hung() => 2,
+        Outcome::Crashed(_) => 3,
+        _ => 4,
+    }
+}
+
+/// The next blank function, and the test that stops at its `todo!()`.
+fn write_next(
+    step: &Step,
+    marked: &[Marked],
+    next: &Marked,
+    failures: &[&TestRun],
+) -> Checked {
+    let n = step.number;
+    let at_todo =
+        |run: &&&TestRun| run.outcome.message().contains(&next.todo_message());
+    let own = failures
+        .iter()
+        .filter(at_todo)
+        .find(|run| run.case.id() == next.test)
+        .or_else(|| failures.iter().find(at_todo))
+        .or_else(|| failures.iter().find(|run| run.case.id() == next.test));
+    let evidence = match own {
+        Some(run) => describe(run),
+        None => format!("{} shows it once it compiles and runs", next.test),
+    };
+    let written = marked.iter().filter(|m| !is_blank(step, m)).count();
+    Checked {
+        passed: false,
+        next: Some(next.function.clone()),
+        failed: ids(failures),
+        at_its_todo: own.is_some_and(|run| at_todo(&run)),
+        report: format!(
+            "Next: write `{}` ({}).\nRead chapter {n}, section \"{}\".\nThe test \
+             that shows it: {evidence}\n\n{written} of {} functions written so \
+             far. Check again with `cargo workshop check {n}`.",
+            next.function,
+            place(step, next),
+            next.section,
+            marked.len()
+        ),
+    }
+}
+
+/// Tests fail, and no one function could be named.
+fn not_pinned(
+    step: &Step,
+    marked: &[Marked],
+    failures: &[&TestRun],
+    ran: &Ran,
+) -> Checked {
+    let n = step.number;
+    let mut sorted = failures.to_vec();
+    sorted.sort_by_key(|run| telling(run));
+    let shown = sorted[0];
+    let why = if marked.is_empty() {
+        String::new()
+    } else if changed_functions(step, marked).is_empty() {
+        "\n\nYour functions are the authors' own, so the cause is elsewhere: \
+         in lines outside them, or in the tests."
+            .to_owned()
+    } else {
+        "\n\nPutting back the authors' version of any one of your functions \
+         does not make them pass: more than one may be wrong."
+            .to_owned()
+    };
+    let count = failures.len();
+    Checked {
+        passed: false,
+        next: None,
+        failed: ids(failures),
+        at_its_todo: false,
+        report: format!(
+            "{count} of step {n}'s tests fail{}.{why}\n\n{}{}{}",
+            if count == 1 { "s" } else { "" },
+            describe(shown),
+            also_failing(
+                &failures
+                    .iter()
+                    .copied()
+                    .filter(|r| r.case != shown.case)
+                    .collect::<Vec<_>>()
+            ),
+            left_out(ran)
+        ),
+    }
+}
+
+/// What a failed test expected and saw, or how it ended, in a participant's
+/// words.
+fn describe(run: &TestRun) -> String {
+    let id = run.case.id();
+    match &run.outcome {
+        Outcome::Passed => format!("{id} passes"),
+        Outcome::Failed(message) if run.hung() => format!(
+            "{id} fails after {} s:\n\n{}\n\nA test that runs this long means a \
+             loop that never ends, or a wake-up that never comes (a task or a \
+             timer that nothing wakes).",
+            run.took.as_secs(),
+            indent(&readable::shorten(message))
+        ),
+        Outcome::Failed(message) => {
+            format!("{id} fails:\n\n{}", indent(&readable::shorten(message)))
+        }
+        Outcome::TimedOut(after) => format!(
+            "{id} did not finish in {} s and was stopped. A test that never \
+             ends means a loop that never ends, or a wake-up that never comes \
+             (a task or a timer that nothing wakes).",
+            after.as_secs()
+        ),
+        Outcome::StackOverflow(message) => format!(
+            "{id} crashed: stack overflow (endless recursion?). A function \
+             calls itself without end, directly or through another one (say, \
+             a `cmp` that calls `partial_cmp`, which calls `cmp`):\n\n{}",
+            indent(message)
+        ),
+        Outcome::OutOfMemory(message) => format!(
+            "{id} used more than {MEMORY_LIMIT_GIB} GiB of memory and was \
+             stopped: a loop that never ends while something grows, e.g. \
+             `front()` where `pop_front()` takes the item off the queue:\n\n{}",
+            indent(message)
+        ),
+        Outcome::Crashed(message) => format!(
+            "{id} crashed (its process ended abruptly). It printed:\n\n{}",
+            indent(&readable::shorten(message))
+        ),
+    }
+}
+
+fn also_failing(others: &[&TestRun]) -> String {
+    const NAMED: usize = 4;
+    if others.is_empty() {
+        return String::new();
+    }
+    let mut names: Vec<String> = others
+        .iter()
+        .take(NAMED)
+        .map(|run| format!("{} ({})", run.case.id(), run.outcome.summary()))
+        .collect();
+    if others.len() > NAMED {
+        names.push(format!("and {} more", others.len() - NAMED));
+    }
+    format!("\nAlso failing: {}.", names.join("; "))
+}
+
+fn left_out(ran: &Ran) -> String {
+    if ran.not_run.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\n({} more tests were not run: once {ENOUGH_HANGS} tests never end, \
+         `check` stops, to answer within a minute.)",
+        ran.not_run.len()
+    )
+}
+
+/// The tests do not compile: says whose code the first error is in.
+fn does_not_compile(step: &Step, error: &CompileError) -> Checked {
+    let n = step.number;
+    let folder = error
+        .package_dir
+        .as_ref()
+        .and_then(|dir| dir.file_name())
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let owner = step_folders(&step.root)
+        .into_iter()
+        .find(|(_, name)| *name == folder);
+    let message = indent(&error.message);
+    let report = match owner {
+        Some((m, _)) if m == n => format!(
+            "Step {n} does not compile yet. The first error:\n\n{message}\n\n\
+             (`cargo build -p step{n:02}` shows them all.)"
+        ),
+        Some((m, name)) => format!(
+            "Step {m} ({name}/) does not compile, and checking step {n} builds \
+             every step's tests, so step {m} must compile first. Its first \
+             error:\n\n{message}\n\n(`cargo build -p step{m:02}` shows them \
+             all{}.)",
+            if step
+                .root
+                .join(".workshop")
+                .join(format!("step{m:02}"))
+                .is_dir()
+            {
+                format!("; `cargo workshop reset {m}` puts step {m} back")
+            } else {
+                String::new()
+            }
+        ),
+        None if folder == "tests" => format!(
+            "The tests do not compile against step {n}: did the signature of \
+             a function, or a public name, change? The first error:\n\n\
+             {message}\n\n(`cargo test -p workshop-tests --no-run` shows them all.)"
+        ),
+        None => {
+            format!("The workspace does not compile. The first error:\n\n{message}")
+        }
+    };
+    Checked {
+        passed: false,
+        next: None,
+        failed: Vec::new(),
+        at_its_todo: false,
+        report,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn step(n: &str) -> Step {
+        Step::find(&workshop_tests::workspace_root(), n).expect("the step")
+    }
+
+    fn error_in(folder: &str) -> CompileError {
+        CompileError {
+            package_dir: Some(workshop_tests::workspace_root().join(folder)),
+            message: "error[E0308]: mismatched types".to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_compile_error_in_another_step_is_named_as_that_steps() {
+        let report =
+            does_not_compile(&step("3"), &error_in("step05-coroutines")).report;
+        assert!(
+            report.starts_with("Step 5 (step05-coroutines/) does not compile"),
+            "{report}"
+        );
+        assert!(
+            report.contains("`cargo build -p step05` shows them"),
+            "{report}"
+        );
+        assert!(report.contains("error[E0308]"), "{report}");
+    }
+
+    #[test]
+    fn a_compile_error_in_the_step_itself_is_the_steps() {
+        let report = does_not_compile(&step("3"), &error_in("step03-sleep")).report;
+        assert!(
+            report.starts_with("Step 3 does not compile yet"),
+            "{report}"
+        );
+        assert!(report.contains("`cargo build -p step03`"), "{report}");
+    }
+
+    #[test]
+    fn a_compile_error_in_the_tests_says_a_signature_may_have_changed() {
+        let report = does_not_compile(&step("3"), &error_in("tests")).report;
+        assert!(
+            report.contains("did the signature of a function"),
+            "{report}"
+        );
+    }
+}

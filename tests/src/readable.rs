@@ -1,0 +1,179 @@
+//! Test messages made readable for `cargo workshop check`: a failed
+//! `assert_eq!` on two lists of 2,000 numbers prints 22 KB; what a
+//! participant needs is where the two lists part.
+
+/// Lines longer than this are shortened.
+const LONG: usize = 160;
+
+/// How many items around the first difference a shortened list shows.
+const AROUND: usize = 3;
+
+/// `message` with its long `left:`/`right:` lists cut to the items around
+/// their first difference (and a line saying where it is), and any other
+/// long line cut short.
+pub fn shorten(message: &str) -> String {
+    let lines: Vec<&str> = message.lines().collect();
+    let mut out = Vec::new();
+    let mut index = 0;
+    while index < lines.len() {
+        let pair = (
+            value_after(lines[index], "left:"),
+            lines
+                .get(index + 1)
+                .and_then(|line| value_after(line, "right:")),
+        );
+        if let (Some(left), Some(right)) = pair {
+            if left.len() > LONG || right.len() > LONG {
+                out.extend(compared(left, right));
+                index += 2;
+                continue;
+            }
+        }
+        out.push(cut(lines[index]));
+        index += 1;
+    }
+    out.join("\n")
+}
+
+/// The value printed after `label` on an assertion's line, if it is one.
+fn value_after<'a>(line: &'a str, label: &str) -> Option<&'a str> {
+    line.trim_start().strip_prefix(label).map(str::trim)
+}
+
+/// The `left:`/`right:` lines of a failed comparison, shortened to where
+/// the two differ.
+fn compared(left: &str, right: &str) -> Vec<String> {
+    let (Some(lefts), Some(rights)) = (items(left), items(right)) else {
+        return vec![
+            cut(&format!("  left: {left}")),
+            cut(&format!(" right: {right}")),
+        ];
+    };
+    let first = lefts
+        .iter()
+        .zip(&rights)
+        .position(|(l, r)| l != r)
+        .unwrap_or(lefts.len().min(rights.len()));
+    let at = |list: &[&str]| {
+        list.get(first)
+            .map_or("nothing".to_owned(), |i| (*i).to_owned())
+    };
+    vec![
+        format!("  left: {}", window(&lefts, first)),
+        format!(" right: {}", window(&rights, first)),
+        format!(
+            "  (the lists have {} and {} items; the first difference is at \
+             index {first}: left has {}, right has {})",
+            lefts.len(),
+            rights.len(),
+            at(&lefts),
+            at(&rights)
+        ),
+    ]
+}
+
+/// The items of `list` around `index`, as `[… a, b, c …]`.
+fn window(list: &[&str], index: usize) -> String {
+    let from = index.saturating_sub(AROUND);
+    let to = (index + AROUND + 1).min(list.len());
+    format!(
+        "[{}{}{}]",
+        if from > 0 { "…, " } else { "" },
+        list[from..to].join(", "),
+        if to < list.len() { ", …" } else { "" }
+    )
+}
+
+/// The top-level items of a Debug-printed list, `[a, (b, c), "d, e"]`, or
+/// `None` if `value` is not one.
+fn items(value: &str) -> Option<Vec<&str>> {
+    let inner = value.strip_prefix('[')?.strip_suffix(']')?;
+    let mut found = Vec::new();
+    let (mut depth, mut in_string, mut escaped, mut start) = (0i32, false, false, 0);
+    for (at, c) in inner.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            '(' | '[' | '{' if !in_string => depth += 1,
+            ')' | ']' | '}' if !in_string => depth -= 1,
+            ',' if !in_string && depth == 0 => {
+                found.push(inner[start..at].trim());
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = inner[start..].trim();
+    if !last.is_empty() {
+        found.push(last);
+    }
+    Some(found)
+}
+
+/// A line cut to `LONG` characters, saying how many it had.
+fn cut(line: &str) -> String {
+    let count = line.chars().count();
+    if count <= LONG {
+        return line.to_owned();
+    }
+    let kept: String = line.chars().take(LONG).collect();
+    format!("{kept}… ({} more characters)", count - LONG)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn numbers(count: u32, changed_at: Option<u32>) -> String {
+        let all: Vec<String> = (0..count)
+            .map(|n| if Some(n) == changed_at { 9999 } else { n }.to_string())
+            .collect();
+        format!("[{}]", all.join(", "))
+    }
+
+    #[test]
+    fn two_long_lists_show_their_first_difference() {
+        let message = format!(
+            "assertion `left == right` failed: timers fired in deadline order\n  \
+             left: {}\n right: {}",
+            numbers(2000, Some(1500)),
+            numbers(2000, None)
+        );
+        let short = shorten(&message);
+        assert!(short.len() < 400, "{short}");
+        assert!(
+            short.contains("first difference is at index 1500"),
+            "{short}"
+        );
+        assert!(short.contains("left has 9999, right has 1500"), "{short}");
+        assert!(
+            short.contains("  left: […, 1497, 1498, 1499, 9999, 1501"),
+            "{short}"
+        );
+    }
+
+    #[test]
+    fn a_list_that_stops_short_says_so() {
+        let message = format!(
+            "  left: {}\n right: {}",
+            numbers(300, None),
+            numbers(200, None)
+        );
+        let short = shorten(&message);
+        assert!(short.contains("have 300 and 200 items"), "{short}");
+        assert!(short.contains("left has 200, right has nothing"), "{short}");
+    }
+
+    #[test]
+    fn short_messages_and_nested_items_are_kept_whole() {
+        assert_eq!(
+            shorten("  left: [1, 2]\n right: [1, 3]"),
+            "  left: [1, 2]\n right: [1, 3]"
+        );
+        assert_eq!(
+            items(r#"[(1, "a, b"), [2, 3]]"#).unwrap(),
+            [r#"(1, "a, b")"#, "[2, 3]"]
+        );
+    }
+}

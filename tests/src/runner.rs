@@ -1,0 +1,918 @@
+//! Runs a step's tests for `cargo workshop check`, so that whatever a
+//! participant wrote gets a verdict in bounded time and memory.
+//!
+//! Plain `cargo test` cannot promise that: one test that never ends holds
+//! its whole test binary, libtest's "running for over 60 seconds" note is
+//! captured, and a test that allocates without end takes the machine with
+//! it. cargo-nextest solves the first two, but a participant would have to
+//! install it, and `check` needs more anyway (a memory limit, one test's
+//! own message after an abort, reruns of a few tests in a copy). So this
+//! module does it itself: Cargo builds the test executables and names them
+//! (`cargo test --no-run --message-format=json`), each executable lists its
+//! tests, and every test runs as a process of its own, two at a time, each
+//! with a deadline and, on Linux, a memory limit. Lines on stderr say what
+//! is being built or run, so no minute passes in silence.
+
+use std::collections::VecDeque;
+use std::env;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// How long one test may run. Far longer than any correct test needs,
+/// even with both cores busy, and longer than the tests' own guard
+/// (`HANG_LIMIT`, 20 s), so a test that guards itself fails with its own
+/// message before it is stopped from outside.
+pub const TEST_DEADLINE: Duration = Duration::from_secs(25);
+
+/// The memory a test process (and any demo it starts) may use: far more
+/// than any test needs, and the two that run at once stay under 2 GiB.
+pub const MEMORY_LIMIT_GIB: u64 = 1;
+
+/// How many tests run at once: the two cores any laptop has. More would
+/// only make the timing tests' measurements noisier.
+const AT_ONCE: usize = 2;
+
+/// How often a long build or test run says it is still going.
+const TICK: Duration = Duration::from_secs(10);
+
+/// What is kept of each output stream of a test: far more than a panic
+/// message; a test printing without end must not fill our memory.
+const KEPT_OUTPUT: usize = 256 * 1024;
+
+/// Says on stderr what `check` is doing, with the seconds since it began.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    began: Instant,
+    quiet: bool,
+}
+
+impl Progress {
+    /// `quiet` for callers that run `check` many times (`verify`).
+    pub fn new(quiet: bool) -> Self {
+        Progress {
+            began: Instant::now(),
+            quiet,
+        }
+    }
+
+    pub fn say(&self, what: &str) {
+        if !self.quiet {
+            eprintln!("[{:>3} s] {what}", self.began.elapsed().as_secs());
+        }
+    }
+}
+
+/// Cargo, run on the workspace at `root` with colour off (its output is
+/// parsed), and in `target_dir` when one is given, else where Cargo would
+/// build anyway (`CARGO_TARGET_DIR`, the config, or `target/`).
+#[derive(Debug, Clone)]
+pub struct Cargo {
+    pub root: PathBuf,
+    pub target_dir: Option<PathBuf>,
+}
+
+impl Cargo {
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command =
+            Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
+        command
+            .current_dir(&self.root)
+            .args(args)
+            .env("CARGO_TERM_COLOR", "never");
+        if let Some(dir) = &self.target_dir {
+            command.env("CARGO_TARGET_DIR", dir);
+        }
+        command
+    }
+
+    /// The folder Cargo builds in, as `cargo metadata` says.
+    pub fn target_dir(&self) -> Result<PathBuf, String> {
+        if let Some(dir) = &self.target_dir {
+            return Ok(dir.clone());
+        }
+        let output = self
+            .command(&["metadata", "--format-version", "1", "--no-deps"])
+            .output()
+            .map_err(|err| format!("could not run cargo: {err}"))?;
+        let metadata: serde_json::Value = serde_json::from_slice(&output.stdout)
+            .map_err(|err| format!("cargo metadata: {err}"))?;
+        metadata["target_directory"]
+            .as_str()
+            .map(PathBuf::from)
+            .ok_or_else(|| "cargo metadata names no target folder".to_owned())
+    }
+
+    /// The environment of a test process: what `cargo test` would give it,
+    /// plus settings that keep its output plain and its snapshots unwritten.
+    fn test_env(&self) -> Vec<(String, String)> {
+        let mut vars = vec![
+            // Colour codes would garble the messages `check` shows, whatever
+            // the participant's settings (insta's diffs obey these).
+            ("CARGO_TERM_COLOR".to_owned(), "never".to_owned()),
+            ("NO_COLOR".to_owned(), "1".to_owned()),
+            ("CLICOLOR_FORCE".to_owned(), "0".to_owned()),
+            ("INSTA_UPDATE".to_owned(), "no".to_owned()),
+            ("RUST_BACKTRACE".to_owned(), "0".to_owned()),
+        ];
+        if let Some(dir) = &self.target_dir {
+            vars.push(("CARGO_TARGET_DIR".to_owned(), dir.display().to_string()));
+        }
+        vars
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Building the test executables.
+
+/// A test executable Cargo built: `tests/tests/<file>.rs` as `path`.
+#[derive(Debug, Clone)]
+pub struct TestBinary {
+    pub file: String,
+    pub path: PathBuf,
+}
+
+/// The first compile error, and the folder of the package it is in.
+#[derive(Debug, Clone)]
+pub struct CompileError {
+    pub package_dir: Option<PathBuf>,
+    pub message: String,
+}
+
+/// Builds the `workshop-tests` test files `files`: their executables, or
+/// the first compile error.
+pub fn build_tests(
+    cargo: &Cargo,
+    files: &[String],
+    progress: &Progress,
+) -> Result<Result<Vec<TestBinary>, CompileError>, String> {
+    let mut args = vec![
+        "test",
+        "-p",
+        "workshop-tests",
+        "--no-run",
+        "--message-format=json",
+        "--color",
+        "never",
+    ];
+    for file in files {
+        args.extend(["--test", file.as_str()]);
+    }
+    let mut child = cargo
+        .command(&args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| format!("could not run cargo: {err}"))?;
+    let stderr = read_in_background(child.stderr.take());
+    let messages = lines_in_background(child.stdout.take());
+    let mut binaries = Vec::new();
+    let mut first_error = None;
+    let mut last_built = String::from("nothing yet");
+    let mut last_said = Instant::now();
+    loop {
+        match messages.recv_timeout(Duration::from_secs(1)) {
+            Ok(line) => {
+                let Ok(message) = serde_json::from_str::<serde_json::Value>(&line)
+                else {
+                    continue;
+                };
+                if let Some(name) = message["target"]["name"].as_str() {
+                    name.clone_into(&mut last_built);
+                }
+                if let Some(binary) = test_binary(&message) {
+                    binaries.push(binary);
+                }
+                if first_error.is_none() {
+                    first_error = compile_error(&message);
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if last_said.elapsed() >= TICK {
+            progress.say(&format!("still building (last built: {last_built})"));
+            last_said = Instant::now();
+        }
+    }
+    let status = child
+        .wait()
+        .map_err(|err| format!("cargo did not end: {err}"))?;
+    if status.success() {
+        return Ok(Ok(binaries));
+    }
+    Ok(Err(first_error.unwrap_or_else(|| CompileError {
+        package_dir: None,
+        message: tail(&collect(&stderr), 15),
+    })))
+}
+
+/// The test executable a `compiler-artifact` message names, if it is one.
+fn test_binary(message: &serde_json::Value) -> Option<TestBinary> {
+    let target = &message["target"];
+    let is_test = target["kind"]
+        .as_array()
+        .is_some_and(|kinds| kinds.iter().any(|kind| kind == "test"));
+    if message["reason"] != "compiler-artifact" || !is_test {
+        return None;
+    }
+    Some(TestBinary {
+        file: target["name"].as_str()?.to_owned(),
+        path: PathBuf::from(message["executable"].as_str()?),
+    })
+}
+
+/// The error a `compiler-message` message carries, if it is an error.
+fn compile_error(message: &serde_json::Value) -> Option<CompileError> {
+    let diagnostic = &message["message"];
+    if message["reason"] != "compiler-message" || diagnostic["level"] != "error" {
+        return None;
+    }
+    Some(CompileError {
+        package_dir: message["manifest_path"]
+            .as_str()
+            .and_then(|manifest| Path::new(manifest).parent())
+            .map(Path::to_path_buf),
+        message: diagnostic["rendered"]
+            .as_str()
+            .unwrap_or_default()
+            .trim_end()
+            .to_owned(),
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Listing and running tests.
+
+/// One test: `file::name`, in the executable that holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestCase {
+    pub file: String,
+    pub name: String,
+    pub binary: PathBuf,
+}
+
+impl TestCase {
+    /// `file::name`, as the `// BUILD` markers name tests.
+    pub fn id(&self) -> String {
+        format!("{}::{}", self.file, self.name)
+    }
+}
+
+/// The tests of `binary` that run (ignored ones left out) whose names start
+/// with `prefix`.
+pub fn list_tests(
+    binary: &TestBinary,
+    prefix: &str,
+) -> Result<Vec<TestCase>, String> {
+    let all = listed(binary, false)?;
+    let ignored = listed(binary, true)?;
+    Ok(all
+        .into_iter()
+        .filter(|name| name.starts_with(prefix) && !ignored.contains(name))
+        .map(|name| TestCase {
+            file: binary.file.clone(),
+            name,
+            binary: binary.path.clone(),
+        })
+        .collect())
+}
+
+fn listed(binary: &TestBinary, ignored: bool) -> Result<Vec<String>, String> {
+    let mut command = Command::new(&binary.path);
+    command.args(["--list", "--format", "terse"]);
+    if ignored {
+        command.arg("--ignored");
+    }
+    let output = command.output().map_err(|err| {
+        format!("could not list the tests of {}: {err}", binary.file)
+    })?;
+    Ok(String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.strip_suffix(": test"))
+        .map(str::to_owned)
+        .collect())
+}
+
+/// How one test ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Passed,
+    /// It panicked: the panic's own lines.
+    Failed(String),
+    /// It ran past its deadline and was stopped.
+    TimedOut(Duration),
+    /// It crashed: its stack overflowed (what it printed).
+    StackOverflow(String),
+    /// It hit the memory limit (what it printed).
+    OutOfMemory(String),
+    /// It ended some other way: aborted, or killed by a signal.
+    Crashed(String),
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        *self == Outcome::Passed
+    }
+
+    /// What the test printed about its end, if anything.
+    pub fn message(&self) -> &str {
+        match self {
+            Outcome::Passed | Outcome::TimedOut(_) => "",
+            Outcome::Failed(text)
+            | Outcome::StackOverflow(text)
+            | Outcome::OutOfMemory(text)
+            | Outcome::Crashed(text) => text,
+        }
+    }
+
+    /// One line for the progress: how it ended.
+    pub fn summary(&self) -> String {
+        match self {
+            Outcome::Passed => "passed".to_owned(),
+            Outcome::Failed(_) => "failed".to_owned(),
+            Outcome::TimedOut(after) => {
+                format!("did not finish in {} s: stopped", after.as_secs())
+            }
+            Outcome::StackOverflow(_) => "stack overflow".to_owned(),
+            Outcome::OutOfMemory(_) => {
+                format!("used more than {MEMORY_LIMIT_GIB} GiB: stopped")
+            }
+            Outcome::Crashed(_) => "crashed".to_owned(),
+        }
+    }
+}
+
+/// A test and how it ended.
+#[derive(Debug, Clone)]
+pub struct TestRun {
+    pub case: TestCase,
+    pub outcome: Outcome,
+    pub took: Duration,
+}
+
+impl TestRun {
+    /// Whether it looks like a loop that never ends: stopped at the
+    /// deadline or the memory limit, or failed only after `HANG_SIGN` (a
+    /// test's own guard, `within`, gave up).
+    pub fn hung(&self) -> bool {
+        match self.outcome {
+            Outcome::TimedOut(_) | Outcome::OutOfMemory(_) => true,
+            Outcome::Passed => false,
+            _ => self.took >= HANG_SIGN,
+        }
+    }
+}
+
+/// No test of a correct step takes this long, even under load: a failure
+/// after it is a hang that the test's own guard caught.
+const HANG_SIGN: Duration = Duration::from_secs(15);
+
+/// Where and how the tests run.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The folder `cargo test` runs a test in: the package's (`tests/`).
+    pub package_dir: PathBuf,
+    pub deadline: Duration,
+    pub env: Vec<(String, String)>,
+    /// Once this many tests hung, the others are left out, those running
+    /// stopped: the step surely hangs, and each more would cost a deadline.
+    pub enough_hangs: Option<usize>,
+}
+
+impl Settings {
+    pub fn new(cargo: &Cargo, deadline: Duration) -> Self {
+        Settings {
+            package_dir: cargo.root.join("tests"),
+            deadline,
+            env: cargo.test_env(),
+            enough_hangs: None,
+        }
+    }
+}
+
+/// The tests that ran, in the order asked, and those left out after
+/// `enough_hangs`.
+#[derive(Debug, Clone)]
+pub struct Ran {
+    pub runs: Vec<TestRun>,
+    pub not_run: Vec<TestCase>,
+}
+
+/// What a worker tells the thread that reports progress.
+enum Event {
+    Started(String),
+    Finished(TestRun),
+    /// Stopped before it ended, because enough tests hung.
+    LeftOut(String),
+}
+
+/// Runs every test in `cases`, `AT_ONCE` at a time, each in a process of
+/// its own.
+pub fn run_tests(
+    cases: &[TestCase],
+    settings: &Settings,
+    progress: &Progress,
+) -> Ran {
+    let _capped = MemoryCap::new();
+    let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let received = start_workers(&queue, &stop, settings);
+    let mut runs: Vec<TestRun> = Vec::new();
+    let mut running: Vec<(String, Instant)> = Vec::new();
+    let mut last_said = Instant::now();
+    loop {
+        match received.recv_timeout(Duration::from_secs(1)) {
+            Ok(Event::Started(id)) => running.push((id, Instant::now())),
+            Ok(Event::LeftOut(id)) => running.retain(|(other, _)| *other != id),
+            Ok(Event::Finished(run)) => {
+                let id = run.case.id();
+                running.retain(|(other, _)| *other != id);
+                if !run.outcome.passed() {
+                    progress.say(&format!("{id}: {}", run.outcome.summary()));
+                }
+                runs.push(run);
+                let hangs = runs.iter().filter(|run| run.hung()).count();
+                if settings.enough_hangs.is_some_and(|enough| hangs >= enough)
+                    && !stop.swap(true, Ordering::SeqCst)
+                {
+                    leave_out_the_rest(&queue, running.len(), progress);
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if last_said.elapsed() >= TICK {
+            progress.say(&still_running(&running, runs.len(), cases.len()));
+            last_said = Instant::now();
+        }
+    }
+    runs.sort_by_key(|run| cases.iter().position(|case| *case == run.case));
+    let not_run = cases
+        .iter()
+        .filter(|case| !runs.iter().any(|run| run.case == **case))
+        .cloned()
+        .collect();
+    Ran { runs, not_run }
+}
+
+/// `AT_ONCE` threads that run the queued tests one by one until the queue
+/// is empty, each telling what it starts and how that ended.
+fn start_workers(
+    queue: &Arc<Mutex<VecDeque<TestCase>>>,
+    stop: &Arc<AtomicBool>,
+    settings: &Settings,
+) -> Receiver<Event> {
+    let (events, received) = mpsc::channel();
+    for _ in 0..AT_ONCE {
+        let (queue, stop) = (Arc::clone(queue), Arc::clone(stop));
+        let events = events.clone();
+        let settings = settings.clone();
+        thread::spawn(move || {
+            while let Some(case) = next_case(&queue) {
+                let _ = events.send(Event::Started(case.id()));
+                let _ = events.send(match run_one(&case, &settings, &stop) {
+                    Some(run) => Event::Finished(run),
+                    None => Event::LeftOut(case.id()),
+                });
+            }
+        });
+    }
+    received
+}
+
+fn next_case(queue: &Mutex<VecDeque<TestCase>>) -> Option<TestCase> {
+    queue.lock().ok()?.pop_front()
+}
+
+fn leave_out_the_rest(
+    queue: &Mutex<VecDeque<TestCase>>,
+    running: usize,
+    progress: &Progress,
+) {
+    let Ok(mut queue) = queue.lock() else { return };
+    if queue.is_empty() && running == 0 {
+        return;
+    }
+    progress.say(&format!(
+        "tests never end: the {} not started are left out, the {running} running stopped",
+        queue.len()
+    ));
+    queue.clear();
+}
+
+fn still_running(running: &[(String, Instant)], done: usize, all: usize) -> String {
+    let now: Vec<String> = running
+        .iter()
+        .map(|(id, since)| format!("{id} ({} s)", since.elapsed().as_secs()))
+        .collect();
+    format!("{done} of {all} tests done; running {}", now.join(", "))
+}
+
+/// Runs one test alone, stopped at the deadline, memory limited.
+/// `None` if `stop` was raised while it ran.
+fn run_one(
+    case: &TestCase,
+    settings: &Settings,
+    stop: &AtomicBool,
+) -> Option<TestRun> {
+    let began = Instant::now();
+    let mut command = Command::new(&case.binary);
+    // `--nocapture`: a test that aborts its process (a stack overflow, a
+    // panic in a destructor) loses what libtest captured; straight to
+    // stderr, its panic message survives.
+    command
+        .args([&case.name, "--exact", "--nocapture", "--test-threads", "1"])
+        .args(["--color", "never"])
+        .current_dir(&settings.package_dir)
+        .envs(settings.env.iter().map(|(key, value)| (key, value)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    in_a_process_group_of_its_own(&mut command);
+    let outcome = match command.spawn() {
+        Ok(mut child) => {
+            let stdout = read_in_background(child.stdout.take());
+            let stderr = read_in_background(child.stderr.take());
+            let status = wait_until(&mut child, settings.deadline, stop);
+            // Also ends what the test started (a demo, a server) and left.
+            end_process_group(&mut child);
+            let (stdout, stderr) = (collect(&stdout), collect(&stderr));
+            match status {
+                Waited::Stopped => return None,
+                Waited::Deadline => Outcome::TimedOut(settings.deadline),
+                Waited::Exited(status) => {
+                    classify(status, &stdout, &stderr, &case.name)
+                }
+            }
+        }
+        Err(err) => Outcome::Crashed(format!("could not start the test: {err}")),
+    };
+    Some(TestRun {
+        case: case.clone(),
+        outcome,
+        took: began.elapsed(),
+    })
+}
+
+/// How waiting for a test ended.
+enum Waited {
+    Exited(ExitStatus),
+    Deadline,
+    Stopped,
+}
+
+/// Waits for the child to end, at most until `deadline` or `stop`.
+fn wait_until(child: &mut Child, deadline: Duration, stop: &AtomicBool) -> Waited {
+    let began = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Waited::Exited(status),
+            _ if stop.load(Ordering::SeqCst) => return Waited::Stopped,
+            Ok(None) if began.elapsed() < deadline => {
+                thread::sleep(Duration::from_millis(20));
+            }
+            _ => return Waited::Deadline,
+        }
+    }
+}
+
+/// How a test ended, from its exit status and what it printed.
+fn classify(status: ExitStatus, stdout: &str, stderr: &str, name: &str) -> Outcome {
+    if status.success() {
+        return Outcome::Passed;
+    }
+    if stderr.contains("has overflowed its stack") {
+        return Outcome::StackOverflow(panic_lines(stderr, name));
+    }
+    if ran_out_of_memory(stderr) {
+        return Outcome::OutOfMemory(panic_lines(stderr, name));
+    }
+    if status.code() == Some(101) {
+        let mut message = panic_lines(stderr, name);
+        if let Some(difference) = snapshot_difference(stdout) {
+            message = format!("{message}\n{difference}");
+        }
+        return Outcome::Failed(message);
+    }
+    Outcome::Crashed(panic_lines(stderr, name))
+}
+
+/// The first changed lines of a snapshot that no longer matches, from the
+/// table insta prints on stdout; its panic message alone says only that
+/// the snapshot failed.
+fn snapshot_difference(stdout: &str) -> Option<String> {
+    const SHOWN: usize = 8;
+    let changed: Vec<&str> = stdout
+        .lines()
+        .filter_map(|line| line.split_once('│').map(|(_, text)| text))
+        .filter(|text| text.starts_with('+') || text.starts_with('-'))
+        .take(SHOWN)
+        .collect();
+    (!changed.is_empty()).then(|| {
+        format!(
+            "The step printed something else than the chapter shows \
+             (first changed lines; - the chapter, + now):\n{}",
+            changed.join("\n")
+        )
+    })
+}
+
+/// Whether a test's stderr shows it reached the memory limit: Rust aborts
+/// when an allocation fails, and a thread or a demo that cannot get memory
+/// says so in its own words.
+fn ran_out_of_memory(stderr: &str) -> bool {
+    [
+        "memory allocation of",
+        "Cannot allocate memory",
+        "out of memory",
+    ]
+    .iter()
+    .any(|sign| stderr.contains(sign))
+}
+
+/// The panics in the stderr of test `name`: each `panicked at` line and
+/// the message after it, up to libtest's note about backtraces; only the
+/// test's own when it has one (a test may make other threads panic on
+/// purpose). Else the last lines.
+fn panic_lines(stderr: &str, name: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().collect();
+    let mut panics: Vec<Vec<&str>> = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        let starts_a_panic = line.starts_with("thread '")
+            && (line.contains(" panicked at ")
+                || line.contains(" overflowed its stack"));
+        if starts_a_panic {
+            let message = lines[index + 1..]
+                .iter()
+                .take_while(|line| !ends_a_panic(line))
+                .take(40);
+            panics.push(std::iter::once(*line).chain(message.copied()).collect());
+        }
+    }
+    let own = format!("thread '{name}'");
+    if panics.iter().any(|panic| panic[0].starts_with(&own)) {
+        panics.retain(|panic| panic[0].starts_with(&own));
+    }
+    if panics.is_empty() {
+        let printed: Vec<&str> = lines
+            .into_iter()
+            .filter(|line| !ends_a_panic(line))
+            .collect();
+        return tail(&printed.join("\n"), 15);
+    }
+    let all: Vec<&str> = panics.concat();
+    all.join("\n").trim_end().to_owned()
+}
+
+fn ends_a_panic(line: &str) -> bool {
+    line.starts_with("note: run with `RUST_BACKTRACE")
+        || line.starts_with("stack backtrace:")
+        || line.starts_with("thread '")
+        || line.starts_with("fatal runtime error")
+        || line.starts_with("test result:")
+}
+
+/// The last `count` lines of `text`.
+fn tail(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(count)..].join("\n")
+}
+
+// ---------------------------------------------------------------------------
+// Processes: reading their output, bounding their memory, ending them.
+
+/// Reads `pipe` to its end on a thread of its own, keeping `KEPT_OUTPUT`
+/// bytes: the text arrives on the receiver.
+fn read_in_background(pipe: Option<impl Read + Send + 'static>) -> Receiver<String> {
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let mut kept = Vec::new();
+        if let Some(pipe) = pipe {
+            let mut reader = BufReader::new(pipe);
+            let _ = reader
+                .by_ref()
+                .take(KEPT_OUTPUT as u64)
+                .read_to_end(&mut kept);
+            // Drain the rest, so the writer never blocks on a full pipe.
+            let _ = std::io::copy(&mut reader, &mut std::io::sink());
+        }
+        let _ = sender.send(String::from_utf8_lossy(&kept).into_owned());
+    });
+    receiver
+}
+
+/// Sends each line of `pipe` as it comes.
+fn lines_in_background(
+    pipe: Option<impl Read + Send + 'static>,
+) -> Receiver<String> {
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let Some(pipe) = pipe else { return };
+        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receiver
+}
+
+/// What a reader thread read; nothing if the pipe is still held open a
+/// while after the process ended (by something that escaped it).
+fn collect(text: &Receiver<String>) -> String {
+    text.recv_timeout(Duration::from_secs(5))
+        .unwrap_or_default()
+}
+
+/// On Unix, a test runs in a process group of its own, so that stopping it
+/// stops the demos and servers it started as well.
+#[cfg(unix)]
+fn in_a_process_group_of_its_own(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+}
+
+#[cfg(not(unix))]
+fn in_a_process_group_of_its_own(_command: &mut Command) {}
+
+/// Kills the child, if still running, and everything in its group, then
+/// reaps it.
+fn end_process_group(child: &mut Child) {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Pid, Signal, kill_process_group};
+        let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// While one lives, each process this one starts may use
+/// `MEMORY_LIMIT_GIB` of data (its heap), on Linux: the limit is set on this
+/// process, and a child inherits it the moment it exists. (Set on a child
+/// once it runs, a quick runaway could outrun it.) Elsewhere the deadline
+/// alone bounds a runaway test. Counted, as tests run their own tests
+/// at once.
+struct MemoryCap;
+
+#[cfg(target_os = "linux")]
+static MEMORY_CAPS: Mutex<(usize, Option<rustix::process::Rlimit>)> =
+    Mutex::new((0, None));
+
+impl MemoryCap {
+    fn new() -> Self {
+        #[cfg(target_os = "linux")]
+        if let Ok(mut caps) = MEMORY_CAPS.lock() {
+            use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+            if caps.0 == 0 {
+                let before = getrlimit(Resource::Data);
+                let capped = Rlimit {
+                    current: Some(MEMORY_LIMIT_GIB << 30),
+                    maximum: before.maximum,
+                };
+                if setrlimit(Resource::Data, capped).is_ok() {
+                    caps.1 = Some(before);
+                }
+            }
+            caps.0 += 1;
+        }
+        MemoryCap
+    }
+}
+
+impl Drop for MemoryCap {
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Ok(mut caps) = MEMORY_CAPS.lock() {
+            caps.0 -= 1;
+            if let (0, Some(before)) = (caps.0, caps.1.take()) {
+                let _ = rustix::process::setrlimit(
+                    rustix::process::Resource::Data,
+                    before,
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tells `misbehaves_when_asked` what to do, in the process the tests
+    /// below start from this very test executable.
+    const ASK: &str = "WORKSHOP_RUNNER_SELF_TEST";
+
+    /// Does nothing in a normal run; run by the tests below, it does the
+    /// wrong thing they ask for.
+    #[test]
+    fn misbehaves_when_asked() {
+        fn deeper(depth: u64) -> u64 {
+            if depth == u64::MAX {
+                0
+            } else {
+                deeper(depth + 1) + 1
+            }
+        }
+        match env::var(ASK).as_deref() {
+            Ok("hang") => loop {
+                thread::sleep(Duration::from_secs(1));
+            },
+            Ok("recurse") => assert_eq!(deeper(0), 0),
+            Ok("allocate") => {
+                let limit = usize::try_from(MEMORY_LIMIT_GIB << 30).expect("64-bit");
+                let huge: Vec<u8> = Vec::with_capacity(2 * limit);
+                assert!(huge.capacity() > 0);
+            }
+            Ok("panic") => panic!("the timer fired 3 ms early"),
+            _ => {}
+        }
+    }
+
+    fn run_asking(what: &str, deadline: Duration) -> Outcome {
+        let case = TestCase {
+            file: "lib".to_owned(),
+            name: "runner::tests::misbehaves_when_asked".to_owned(),
+            binary: env::current_exe().expect("the test executable"),
+        };
+        let settings = Settings {
+            package_dir: env::current_dir().expect("a current folder"),
+            deadline,
+            env: vec![(ASK.to_owned(), what.to_owned())],
+            enough_hangs: None,
+        };
+        let ran = run_tests(&[case], &settings, &Progress::new(true));
+        ran.runs[0].outcome.clone()
+    }
+
+    #[test]
+    fn a_test_past_its_deadline_is_stopped() {
+        let began = Instant::now();
+        let deadline = Duration::from_secs(1);
+        assert_eq!(run_asking("hang", deadline), Outcome::TimedOut(deadline));
+        assert!(began.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_stack_overflow_is_named_with_its_test() {
+        let outcome = run_asking("recurse", TEST_DEADLINE);
+        let Outcome::StackOverflow(message) = outcome else {
+            panic!("expected a stack overflow, got {outcome:?}");
+        };
+        assert!(message.contains("misbehaves_when_asked'"), "{message}");
+        assert!(message.contains("has overflowed its stack"), "{message}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_test_past_the_memory_limit_is_stopped() {
+        let outcome = run_asking("allocate", TEST_DEADLINE);
+        assert!(matches!(outcome, Outcome::OutOfMemory(_)), "{outcome:?}");
+    }
+
+    #[test]
+    fn a_failed_test_shows_its_own_panic_message() {
+        let outcome = run_asking("panic", TEST_DEADLINE);
+        let Outcome::Failed(message) = outcome else {
+            panic!("expected a failure, got {outcome:?}");
+        };
+        assert!(message.contains("the timer fired 3 ms early"), "{message}");
+        assert!(!message.contains("RUST_BACKTRACE"), "{message}");
+    }
+
+    #[test]
+    fn a_tests_own_panic_is_shown_not_those_it_caused_on_purpose() {
+        let stderr = "thread '<unnamed>' (7) panicked at a.rs:1:1:\n\
+                      out of coffee\n\
+                      thread 'joins' (6) panicked at b.rs:2:2:\n\
+                      still running after 20s\n\
+                      note: run with `RUST_BACKTRACE=1` to see a backtrace";
+        assert_eq!(
+            panic_lines(stderr, "joins"),
+            "thread 'joins' (6) panicked at b.rs:2:2:\nstill running after 20s"
+        );
+    }
+
+    #[test]
+    fn a_failed_snapshot_shows_its_first_changed_lines() {
+        let stdout = "-old snapshot\n+new results\n─────┬─────\n    \
+                      3     3 │ boil the water\n          4 │+ran one\n    \
+                      4       │-brew the tea\n─────┴─────\n";
+        let difference = snapshot_difference(stdout).expect("a difference");
+        let changed: Vec<&str> = difference.lines().skip(1).collect();
+        assert_eq!(changed, ["+ran one", "-brew the tea"]);
+        assert_eq!(snapshot_difference("running 1 test\n"), None);
+    }
+
+    #[test]
+    fn a_passing_test_passes() {
+        assert_eq!(run_asking("nothing", TEST_DEADLINE), Outcome::Passed);
+    }
+}
