@@ -221,7 +221,7 @@ fn changed_functions<'a>(step: &Step, marked: &'a [Marked]) -> Vec<&'a Marked> {
 
 /// The authors' body of `marked`, as `start` kept it.
 pub fn authors_body(step: &Step, marked: &Marked) -> Option<String> {
-    let original = step.kept("original", &marked.file).ok()?;
+    let original = step.original(&marked.file).ok()?;
     let found = track::markers_in(&marked.file, &original).ok()?;
     let theirs = found.iter().find(|m| m.order == marked.order)?;
     Some(original[theirs.body.clone()].to_owned())

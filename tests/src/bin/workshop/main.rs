@@ -9,7 +9,7 @@
 use std::env;
 use std::fmt::Write as _;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -17,18 +17,62 @@ use workshop_tests::runner::Progress;
 use workshop_tests::track::{self, Marked};
 
 use check::check;
+use step::{Authors, Stage, Step, find_root, step_folders};
 
 mod check;
 mod probe;
+mod step;
 
 const USAGE: &str = "\
 usage: cargo workshop <command>
 
-  start N          blank the functions of step N you will write
-  check N          run step N's tests: what to write next, or that it passes
-  reset N [--force] put step N back as it was before `start`
-  status           which steps are started, which are done
-  verify [N...]    prove the tracks (for CI): start, check each function, reset";
+  start N [--force]  blank the functions of step N you will write
+  check N            run step N's tests: what to write next, or that it passes
+  reset N [--force]  put step N back as committed
+  status             which steps are started, which are done
+  verify [N...]      prove the tracks (for CI): start, check each function, reset
+  help [COMMAND]     this, or what COMMAND does
+
+Run it anywhere inside your clone of the workshop.";
+
+/// What `help COMMAND` and `COMMAND --help` print.
+fn command_help(command: &str) -> Option<&'static str> {
+    Some(match command {
+        "start" => {
+            "usage: cargo workshop start N [--force]\n\n\
+             Blanks the functions of step N that the chapter's \"Build it\" \
+             section asks you\nto write: each body becomes a todo!() that \
+             says where to read. It never\nblanks a function you wrote (one \
+             that is neither the authors' nor blank)\nunless you add --force; \
+             it names them instead."
+        }
+        "check" => {
+            "usage: cargo workshop check N\n\n\
+             Builds and runs step N's tests, each in bounded time and memory, \
+             and says\nwhich function to write or fix next, with the test that \
+             shows it; or that\nthe step passes. Honours CARGO_TARGET_DIR."
+        }
+        "reset" => {
+            "usage: cargo workshop reset N [--force]\n\n\
+             Puts step N's marked files back as committed, byte for byte. If \
+             you wrote\nsomething there, it names it and changes nothing unless \
+             you add --force."
+        }
+        "status" => {
+            "usage: cargo workshop status\n\n\
+             For each step: not started, started (how many functions written, \
+             which next),\nor done (check passed on the files as they are)."
+        }
+        "verify" => {
+            "usage: cargo workshop verify [N...]\n\n\
+             For CI: on a copy of the repository, starts each step (or those \
+             named),\nchecks that check names each blank function in turn and \
+             that its test fails,\nwrites it back, and that reset restores the \
+             step byte for byte. Refuses a\nstep you have started here."
+        }
+        _ => return None,
+    })
+}
 
 fn main() -> ExitCode {
     exit_quietly_when_stdout_closes();
@@ -44,14 +88,21 @@ fn main() -> ExitCode {
 
 fn run(args: &[String]) -> Result<ExitCode, String> {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    if let Some(help) = help_asked(&words) {
+        println!("{help}");
+        return Ok(ExitCode::SUCCESS);
+    }
     let here =
         env::current_dir().map_err(|err| format!("no current folder: {err}"))?;
-    match words.as_slice() {
-        ["start", n] => {
-            println!("{}", start(&Step::find(&find_root(&here)?, n)?)?);
+    let force = words.contains(&"--force");
+    let plain: Vec<&str> =
+        words.iter().copied().filter(|w| *w != "--force").collect();
+    match (plain.as_slice(), force) {
+        (["start", n], _) => {
+            println!("{}", start(&Step::find(&find_root(&here)?, n)?, force)?);
             Ok(ExitCode::SUCCESS)
         }
-        ["check", n] => {
+        (["check", n], false) => {
             let step = Step::find(&find_root(&here)?, n)?;
             let checked = check(&step, None, &Progress::new(false))?;
             println!("{}", checked.report);
@@ -61,163 +112,36 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                 ExitCode::FAILURE
             })
         }
-        ["reset", n] | ["reset", n, "--force"] | ["reset", "--force", n] => {
-            let force = words.contains(&"--force");
+        (["reset", n], _) => {
             let step = Step::find(&find_root(&here)?, n)?;
             println!("{}", reset(&step, force)?);
             Ok(ExitCode::SUCCESS)
         }
-        ["status"] => status(&find_root(&here)?).map(|()| ExitCode::SUCCESS),
-        ["verify", numbers @ ..] => verify(&find_root(&here)?, numbers),
-        [] => Err(format!("which command?\n\n{USAGE}")),
-        [command @ ("start" | "check" | "reset")] => Err(format!(
-            "`cargo workshop {command}` needs a step number, 1 to 8\n\n{USAGE}"
+        (["status"], false) => {
+            status(&find_root(&here)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        (["verify", numbers @ ..], false) => verify(&find_root(&here)?, numbers),
+        ([], _) => Err(format!("which command?\n\n{USAGE}")),
+        ([command @ ("start" | "check" | "reset")], _) => Err(format!(
+            "`cargo workshop {command}` needs a step number, 1 to 8\n\n{}",
+            command_help(command).unwrap_or(USAGE)
         )),
         _ => Err(format!("unknown command `{}`\n\n{USAGE}", words.join(" "))),
     }
 }
 
-// ---------------------------------------------------------------------------
-// Where things are: the repository, a step, what `start` kept.
-
-/// The workshop's root: the nearest folder, from `from` upward, whose
-/// `Cargo.toml` is a workspace with the `workshop-tests` package in `tests/`.
-fn find_root(from: &Path) -> Result<PathBuf, String> {
-    for dir in from.ancestors() {
-        let Ok(manifest) = fs::read_to_string(dir.join("Cargo.toml")) else {
-            continue;
-        };
-        if !manifest.contains("[workspace]") {
-            continue;
-        }
-        let tests = fs::read_to_string(dir.join("tests").join("Cargo.toml"))
-            .unwrap_or_default();
-        if tests.contains("name = \"workshop-tests\"") {
-            return Ok(dir.to_path_buf());
-        }
-        return Err(format!(
-            "{} is a Cargo workspace, but not the workshop's (it has no \
-             tests/ package `workshop-tests`); run this inside your clone \
-             of the workshop",
-            dir.display()
-        ));
+/// The help asked for, if any: `--help`, `-h` or `help` alone, or with a
+/// command (`help start`, `start --help`).
+fn help_asked(words: &[&str]) -> Option<&'static str> {
+    let is_help = |word: &&str| matches!(*word, "--help" | "-h" | "help");
+    if !words.iter().any(is_help) {
+        return None;
     }
-    Err(format!(
-        "not inside the workshop's repository: no workspace Cargo.toml in {} \
-         or above it; `cd` into your clone of the workshop first",
-        from.display()
-    ))
-}
-
-/// One step of the workshop, as `cargo workshop` sees it.
-struct Step {
-    root: PathBuf,
-    number: u32,
-    /// `step03-sleep`
-    folder: String,
-}
-
-impl Step {
-    /// Step `n` of the workshop at `root`, checked to be the workshop's own.
-    fn find(root: &Path, n: &str) -> Result<Step, String> {
-        let folders = step_folders(root);
-        let range = match (folders.first(), folders.last()) {
-            (Some(first), Some(last)) => format!("{} to {}", first.0, last.0),
-            _ => "none".to_owned(),
-        };
-        let number: u32 = n.trim_start_matches("step").parse().map_err(|_| {
-            format!("`{n}` is not a step number: the steps are {range}")
-        })?;
-        let matching: Vec<_> =
-            folders.iter().filter(|(k, _)| *k == number).collect();
-        let folder = match matching.as_slice() {
-            [] => {
-                return Err(format!(
-                    "there is no step {number}: the steps are {range}"
-                ));
-            }
-            [(_, folder)] => folder.clone(),
-            _ => return Err(format!("more than one folder is step {number}")),
-        };
-        let manifest = fs::read_to_string(root.join(&folder).join("Cargo.toml"))
-            .unwrap_or_default();
-        let package = format!("name = \"step{number:02}\"");
-        if !manifest.contains(&package) {
-            return Err(format!(
-                "{folder}/ is not the workshop's step {number}: its Cargo.toml \
-                 does not say `{package}`"
-            ));
-        }
-        Ok(Step {
-            root: root.to_path_buf(),
-            number,
-            folder,
-        })
-    }
-
-    fn dir(&self) -> PathBuf {
-        self.root.join(&self.folder)
-    }
-
-    /// Where `start` keeps the step's files: as they were (`original`) and
-    /// as `start` left them (`started`). Ignored by git.
-    fn state(&self) -> PathBuf {
-        self.root
-            .join(".workshop")
-            .join(format!("step{:02}", self.number))
-    }
-
-    fn is_started(&self) -> bool {
-        self.state().join("started").is_dir()
-    }
-
-    fn track(&self) -> Result<Vec<Marked>, String> {
-        let marked = track::track(&self.dir(), self.number)
-            .map_err(|err| format!("{}/{err}", self.folder))?;
-        if marked.is_empty() {
-            return Err(format!(
-                "{}/ has no `// BUILD` markers: no track",
-                self.folder
-            ));
-        }
-        Ok(marked)
-    }
-
-    /// The files holding marked functions, relative to the step folder.
-    fn track_files(marked: &[Marked]) -> Vec<String> {
-        let mut files: Vec<String> = marked.iter().map(|m| m.file.clone()).collect();
-        files.sort();
-        files.dedup();
-        files
-    }
-
-    fn read(&self, file: &str) -> String {
-        fs::read_to_string(self.dir().join(file)).unwrap_or_default()
-    }
-
-    fn kept(&self, which: &str, file: &str) -> Result<String, String> {
-        let path = self.state().join(which).join(file);
-        fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))
-    }
-}
-
-/// `(number, folder)` of every `stepNN-name` folder at `root`, in order.
-fn step_folders(root: &Path) -> Vec<(u32, String)> {
-    let mut found: Vec<(u32, String)> = fs::read_dir(root)
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter_map(|entry| entry.file_name().into_string().ok())
-                .filter_map(|name| {
-                    let digits = name.strip_prefix("step")?.get(..2)?;
-                    name[6..].starts_with('-').then_some(())?;
-                    Some((digits.parse().ok()?, name))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    found.sort();
-    found
+    let command = words
+        .iter()
+        .find(|word| !is_help(word) && !word.starts_with('-'));
+    Some(command.and_then(|c| command_help(c)).unwrap_or(USAGE))
 }
 
 fn write(path: &Path, text: &str) -> Result<(), String> {
@@ -231,30 +155,44 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 // ---------------------------------------------------------------------------
 // start, reset, status
 
-/// Blanks the step's marked functions, keeping what was there; says what
-/// to write.
-fn start(step: &Step) -> Result<String, String> {
+/// Blanks the step's marked functions that are the authors'; says what to
+/// write. A function you wrote is blanked only with `force`.
+fn start(step: &Step, force: bool) -> Result<String, String> {
     let n = step.number;
-    if step.is_started() {
+    let stages = step.stages()?;
+    let written = named(&stages, Stage::Written);
+    if !written.is_empty() && !force {
+        return Err(format!(
+            "step {n} has functions you wrote: {}. `start` would blank them. \
+             `cargo workshop check {n}` carries on from where you are; \
+             `cargo workshop start {n} --force` blanks them all the same.",
+            written.join(", ")
+        ));
+    }
+    let to_blank: Vec<&Marked> = stages
+        .iter()
+        .filter(|(_, stage)| {
+            *stage == Stage::Authors || (force && *stage == Stage::Written)
+        })
+        .map(|(marked, _)| marked)
+        .collect();
+    if to_blank.is_empty() {
         return Err(format!(
             "step {n} is started already. See what to write next with \
              `cargo workshop check {n}`, or start over with `cargo workshop \
              reset {n}` and then `start {n}`"
         ));
     }
-    let marked = step.track()?;
-    let files = Step::track_files(&marked);
-    // Keep the originals before touching anything, so reset always can.
-    for file in &files {
-        write(&step.state().join("original").join(file), &step.read(file))?;
+    for file in Step::track_files(&step.track()?) {
+        let in_file: Vec<&Marked> = to_blank
+            .iter()
+            .copied()
+            .filter(|m| m.file == file)
+            .collect();
+        let text = track::blanked(&step.read(&file), &in_file);
+        write(&step.dir().join(&file), &text)?;
     }
-    for file in &files {
-        let in_file: Vec<&Marked> =
-            marked.iter().filter(|m| &m.file == file).collect();
-        let text = track::blanked(&step.read(file), &in_file);
-        write(&step.state().join("started").join(file), &text)?;
-        write(&step.dir().join(file), &text)?;
-    }
+    let _ = fs::remove_dir_all(step.state()); // an old "passed" no longer holds
     // Lines as they are now: a blanked body is shorter than the original.
     let marked = step.track()?;
     let mut out = format!(
@@ -272,67 +210,121 @@ fn start(step: &Step) -> Result<String, String> {
         out,
         "\nChapter {n}'s section \"Build it\" walks you through them.\n\
          `cargo workshop check {n}` says which to write next and which test \
-         shows it;\n`cargo workshop reset {n}` puts the step back as it was."
+         shows it;\n`cargo workshop reset {n}` puts the step back as committed."
     );
     Ok(out)
 }
 
-/// Puts the step back as `start` found it; with work in it, only if `force`.
-fn reset(step: &Step, force: bool) -> Result<String, String> {
-    let n = step.number;
-    if !step.is_started() {
-        return Err(format!(
-            "step {n} is not started: there is nothing to reset"
-        ));
-    }
-    let files = kept_files(&step.state().join("original"));
-    let mut lost = Vec::new();
-    for file in &files {
-        let started = step.kept("started", file)?;
-        let now = step.read(file);
-        if now != started {
-            lost.push(format!(
-                "{}/{file}: {}",
-                step.folder,
-                changes(file, &started, &now)
-            ));
-        }
-    }
-    if !lost.is_empty() && !force {
-        return Err(format!(
-            "step {n} has work in it that reset would throw away:\n  {}\n\
-             Keep a copy if you want it, then run `cargo workshop reset {n} --force`",
-            lost.join("\n  ")
-        ));
-    }
-    for file in &files {
-        let original = step.kept("original", file)?;
-        write(&step.dir().join(file), &original)?;
-        if step.read(file) != original {
-            return Err(format!("{}/{file} could not be restored", step.folder));
-        }
-    }
-    fs::remove_dir_all(step.state()).map_err(|err| format!("{err}"))?;
-    Ok(format!("Step {n} is back as it was before `start {n}`."))
+/// The functions at `stage`, as the messages name them.
+fn named(stages: &[(Marked, Stage)], stage: Stage) -> Vec<String> {
+    stages
+        .iter()
+        .filter(|(_, s)| *s == stage)
+        .map(|(marked, _)| format!("`{}`", marked.function))
+        .collect()
 }
 
-/// Which marked functions differ between two versions of a file.
-fn changes(file: &str, before: &str, after: &str) -> String {
+/// Puts the step's marked files back as committed; with work in them, only
+/// if `force`. Says so only once every file is byte for byte the authors'.
+fn reset(step: &Step, force: bool) -> Result<String, String> {
+    let n = step.number;
+    let files = Step::track_files(&step.authors_track()?);
+    let mut differ = Vec::new();
+    for file in &files {
+        let (original, now) = (step.original(file)?, step.read(file));
+        if now != original {
+            differ.push((file, changes(file, &original, &now)));
+        }
+    }
+    if differ.is_empty() {
+        let _ = fs::remove_dir_all(step.state());
+        return Ok(format!(
+            "Step {n} is as committed already: nothing to reset."
+        ));
+    }
+    let work: Vec<String> = differ
+        .iter()
+        .filter(|(_, change)| change.is_work())
+        .map(|(file, change)| {
+            format!("{}/{file}: {}", step.folder, change.describe())
+        })
+        .collect();
+    if !work.is_empty() && !force {
+        return Err(format!(
+            "step {n} has work in it that reset would throw away:\n  {}\n\
+             Keep a copy if you want it (outside the workspace's folders, or \
+             `git stash`), then run `cargo workshop reset {n} --force`",
+            work.join("\n  ")
+        ));
+    }
+    for (file, _) in &differ {
+        write(&step.dir().join(file), &step.original(file)?)?;
+    }
+    let still: Vec<String> = files
+        .iter()
+        .filter(|file| step.original(file).ok() != Some(step.read(file)))
+        .map(|file| format!("{}/{file}", step.folder))
+        .collect();
+    if !still.is_empty() {
+        return Err(format!(
+            "step {n} is not back as committed: {} still differ{}. \
+             `git diff {}` shows how; `git checkout -- {}` restores it.",
+            still.join(", "),
+            if still.len() == 1 { "s" } else { "" },
+            step.folder,
+            step.folder
+        ));
+    }
+    let _ = fs::remove_dir_all(step.state());
+    Ok(format!("Step {n} is back as committed."))
+}
+
+/// How a marked file differs from the authors' version.
+struct Change {
+    /// The marked functions that are neither the authors' nor blank.
+    written: Vec<String>,
+    /// Whether lines outside the marked functions changed too.
+    other_lines: bool,
+}
+
+impl Change {
+    /// Whether reset would throw away something someone wrote: blanks
+    /// alone are what `start` made.
+    fn is_work(&self) -> bool {
+        !self.written.is_empty() || self.other_lines
+    }
+
+    fn describe(&self) -> String {
+        match (self.written.is_empty(), self.other_lines) {
+            (false, false) => format!("your {}", self.written.join(", ")),
+            (false, true) => {
+                format!("your {} and other lines", self.written.join(", "))
+            }
+            _ => "lines outside the marked functions".to_owned(),
+        }
+    }
+}
+
+/// How `after`, a marked file, differs from the authors' `before`.
+fn changes(file: &str, before: &str, after: &str) -> Change {
     let (Ok(old), Ok(new)) = (
         track::markers_in(file, before),
         track::markers_in(file, after),
     ) else {
-        return "changed".to_owned();
+        return Change {
+            written: Vec::new(),
+            other_lines: true,
+        };
     };
-    let changed: Vec<String> = old
+    let written: Vec<String> = new
         .iter()
-        .filter(|o| {
-            !new.iter().any(|n| {
-                n.function == o.function
-                    && after[n.body.clone()] == before[o.body.clone()]
-            })
+        .filter(|n| {
+            let body = &after[n.body.clone()];
+            let theirs = old.iter().find(|o| o.function == n.function);
+            !track::is_blank(body)
+                && theirs.is_none_or(|o| before[o.body.clone()] != *body)
         })
-        .map(|o| format!("`{}`", o.function))
+        .map(|n| format!("`{}`", n.function))
         .collect();
     let outside = |text: &str, marks: &[Marked]| {
         let mut rest = text.to_owned();
@@ -341,52 +333,58 @@ fn changes(file: &str, before: &str, after: &str) -> String {
         }
         rest
     };
-    let other = outside(before, &old) != outside(after, &new);
-    match (changed.is_empty(), other) {
-        (false, false) => format!("your {}", changed.join(", ")),
-        (false, true) => format!("your {} and other lines", changed.join(", ")),
-        _ => "lines outside the marked functions".to_owned(),
+    Change {
+        written,
+        other_lines: outside(before, &old) != outside(after, &new),
     }
 }
 
-/// The files kept under `dir`, relative to it, `/`-separated.
-fn kept_files(dir: &Path) -> Vec<String> {
-    workshop_tests::files_below(dir)
+/// Every step, one line each; a step whose markers are damaged says what to
+/// mend, and the others are shown all the same.
+fn status(root: &Path) {
+    for (number, folder) in step_folders(root) {
+        let line = Step::find(root, &number.to_string())
+            .and_then(|step| step_status(&step))
+            .unwrap_or_else(|problem| {
+                let first = problem.lines().next().unwrap_or_default().to_owned();
+                format!("cannot tell: {first} (`cargo workshop check {number}` says more)")
+            });
+        println!("step {number}  {folder:<20} {line}");
+    }
 }
 
-fn status(root: &Path) -> Result<(), String> {
-    for (number, _) in step_folders(root) {
-        let step = Step::find(root, &number.to_string())?;
-        let line = if !step.is_started() {
+fn step_status(step: &Step) -> Result<String, String> {
+    let stages = step.stages()?;
+    let total = stages.len();
+    let blank: Vec<&Marked> = stages
+        .iter()
+        .filter(|(_, stage)| *stage == Stage::Blank)
+        .map(|(marked, _)| marked)
+        .collect();
+    Ok(
+        if stages.iter().all(|(_, stage)| *stage == Stage::Authors) {
             "not started".to_owned()
-        } else if passed_fingerprint(&step).is_some_and(|p| p == fingerprint(&step))
-        {
+        } else if passed_fingerprint(step).is_some_and(|p| p == fingerprint(step)) {
             "done: check passes".to_owned()
+        } else if let Some(next) = blank.first() {
+            format!(
+                "started: {} of {total} written, next `{}`",
+                total - blank.len(),
+                next.function
+            )
         } else {
-            let marked = step.track()?;
-            let todo: Vec<&Marked> = marked
-                .iter()
-                .filter(|m| track::is_blank(&step.read(&m.file)[m.body.clone()]))
-                .collect();
-            match todo.first() {
-                Some(next) => format!(
-                    "started: {} of {} written, next `{}`",
-                    marked.len() - todo.len(),
-                    marked.len(),
-                    next.function
-                ),
-                None => format!("started: all {} written, run check", marked.len()),
-            }
-        };
-        println!("step {number}  {:<20} {line}", step.folder);
-    }
-    Ok(())
+            format!("started: all {total} written, run check")
+        },
+    )
 }
 
 /// The step's marked files as they are now, to tell whether `check` passed
 /// on exactly these.
 fn fingerprint(step: &Step) -> String {
-    let files = kept_files(&step.state().join("original"));
+    let files = step
+        .authors_track()
+        .map(|t| Step::track_files(&t))
+        .unwrap_or_default();
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325; // FNV-1a
     for file in files {
         for byte in step.read(&file).bytes() {
@@ -414,14 +412,12 @@ fn indent(text: &str) -> String {
 /// `check` must fail on that function's test and name it; write the
 /// function back (the authors' version) and go on. With all written back,
 /// `check` must pass, and `reset` must put the step back byte for byte.
-/// It works on a copy in the temp folder, so an interrupted run leaves the
-/// checkout alone; the copy builds in `target/workshop-verify`.
+/// It works on a copy under `target/workshop-verify`, built there too, so
+/// an interrupted run leaves the checkout alone and nothing outside
+/// `target/`; the next run replaces the copy. The authors' version is the
+/// checkout's files as they are, committed or not. A step started in the
+/// checkout is refused: its files are not the authors' to prove.
 fn verify(root: &Path, numbers: &[&str]) -> Result<ExitCode, String> {
-    let copy =
-        env::temp_dir().join(format!("workshop-verify-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&copy);
-    copy_tree(root, &copy)?;
-    let target = root.join("target").join("workshop-verify");
     let wanted: Vec<String> = if numbers.is_empty() {
         step_folders(root)
             .iter()
@@ -430,14 +426,28 @@ fn verify(root: &Path, numbers: &[&str]) -> Result<ExitCode, String> {
     } else {
         numbers.iter().map(|n| (*n).to_owned()).collect()
     };
+    for n in &wanted {
+        if Step::find(root, n)?.is_started() {
+            return Err(format!(
+                "step {n} is started here: verify proves the authors' tracks, so \
+                 put it back first (`cargo workshop reset {n}`, with --force if \
+                 you want to lose what you wrote)"
+            ));
+        }
+    }
+    let target = root.join("target").join("workshop-verify");
+    let copy = target.join("copy");
+    let _ = fs::remove_dir_all(&copy);
+    copy_tree(root, &copy)?;
     let began = Instant::now();
     let mut problems = Vec::new();
     for n in &wanted {
         let step_began = Instant::now();
-        let outcome = Step::find(&copy, n).and_then(|step| {
-            let original = Step::find(root, n)?;
-            verify_step(&step, &original, &target)
-        });
+        let outcome = Step::find_with(&copy, n, Authors::Files(root.to_path_buf()))
+            .and_then(|step| {
+                let original = Step::find(root, n)?;
+                verify_step(&step, &original, &target)
+            });
         let seconds = step_began.elapsed().as_secs();
         match outcome {
             Ok(count) => {
@@ -472,8 +482,8 @@ fn verify_step(
 ) -> Result<usize, String> {
     let n = step.number;
     let authors = step.track()?;
-    start(step)?;
-    if start(step).is_ok() {
+    start(step, false)?;
+    if start(step, false).is_ok() {
         return Err("a second `start` was not refused".to_owned());
     }
     for expected in &authors {
@@ -506,10 +516,22 @@ fn verify_step(
             checked.report
         ));
     }
-    if reset(step, false).is_ok() {
-        return Err(
-            "reset without --force did not protect the written functions".to_owned(),
-        );
+    // A participant's own version of the first function, the same code
+    // with a note in it: reset must not throw it away unasked.
+    let first = &authors[0];
+    let text = step.read(&first.file);
+    let mut written = text.clone();
+    written.insert_str(first.body.start + 1, " // as I wrote it\n");
+    write(&step.dir().join(&first.file), &written)?;
+    match reset(step, false) {
+        Err(refusal) if refusal.contains(&format!("`{}`", first.function)) => {}
+        other => {
+            return Err(format!(
+                "reset without --force should refuse to throw away a written \
+                 `{}`, but said: {other:?}",
+                first.function
+            ));
+        }
     }
     reset(step, true)?;
     let (now, committed) = (all_files(&step.dir()), all_files(&original.dir()));
@@ -529,7 +551,7 @@ fn verify_step(
 
 /// Puts the authors' body of `expected` back in place of its `todo!()`.
 fn write_back(step: &Step, expected: &Marked) -> Result<(), String> {
-    let original = step.kept("original", &expected.file)?;
+    let original = step.original(&expected.file)?;
     let now = step.read(&expected.file);
     let current = track::markers_in(&expected.file, &now)?;
     let blank = current
@@ -543,7 +565,7 @@ fn write_back(step: &Step, expected: &Marked) -> Result<(), String> {
 
 /// Every file under `dir` (no `target`), with its bytes.
 fn all_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = kept_files(dir)
+    let mut files: Vec<(String, Vec<u8>)> = workshop_tests::files_below(dir)
         .into_iter()
         .filter(|file| !file.starts_with("target/"))
         .map(|file| {

@@ -1,0 +1,339 @@
+//! Where things are: the workshop's root, its steps, and where each
+//! marked function of a step stands.
+//!
+//! Nothing here is kept on the side. The steps are the workspace's members
+//! (so a copy of a step folder, a backup or an editor's folder beside them
+//! changes nothing); the authors' version of a file is the committed one,
+//! read through git (so `git clean`, a deleted `.workshop/` or a reinstall
+//! cannot lose it); and whether a function is the authors', blank or
+//! written is read from the files each time, by comparing the two.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use workshop_tests::track::{self, Marked};
+
+/// The workshop's root: the nearest folder, from `from` upward, whose
+/// `Cargo.toml` is a workspace with the `workshop-tests` package in `tests/`.
+pub fn find_root(from: &Path) -> Result<PathBuf, String> {
+    for dir in from.ancestors() {
+        let Ok(manifest) = fs::read_to_string(dir.join("Cargo.toml")) else {
+            continue;
+        };
+        if !manifest.contains("[workspace]") {
+            continue;
+        }
+        let tests = fs::read_to_string(dir.join("tests").join("Cargo.toml"))
+            .unwrap_or_default();
+        if tests.contains("name = \"workshop-tests\"") {
+            return Ok(dir.to_path_buf());
+        }
+        return Err(format!(
+            "{} is a Cargo workspace, but not the workshop's (it has no \
+             tests/ package `workshop-tests`); run this inside your clone \
+             of the workshop",
+            dir.display()
+        ));
+    }
+    Err(format!(
+        "not inside the workshop's repository: no workspace Cargo.toml in {} \
+         or above it; `cd` into your clone of the workshop first",
+        from.display()
+    ))
+}
+
+/// `(number, folder)` of every step: each workspace member whose package
+/// is named `stepNN`, in order. Folders that are not members (a copy, a
+/// backup) are not steps, whatever their names.
+pub fn step_folders(root: &Path) -> Vec<(u32, String)> {
+    let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
+    let mut found: Vec<(u32, String)> = workspace_members(&manifest)
+        .into_iter()
+        .filter_map(|folder| Some((step_package(&root.join(&folder))?, folder)))
+        .collect();
+    found.sort();
+    found
+}
+
+/// The folders in the `members = [...]` list of a workspace manifest.
+fn workspace_members(manifest: &str) -> Vec<String> {
+    let Some((_, list)) = manifest.split_once("members = [") else {
+        return Vec::new();
+    };
+    let list = list.split(']').next().unwrap_or_default();
+    list.split(',')
+        .map(|item| item.trim().trim_matches('"').to_owned())
+        .filter(|item| !item.is_empty())
+        .collect()
+}
+
+/// `NN` if the package in `folder` is named `stepNN`.
+fn step_package(folder: &Path) -> Option<u32> {
+    let manifest = fs::read_to_string(folder.join("Cargo.toml")).ok()?;
+    let name = manifest
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("name = \"step"))?;
+    name.strip_suffix('"')?.parse().ok()
+}
+
+/// Where the authors' version of a step's files comes from.
+#[derive(Clone)]
+pub enum Authors {
+    /// As committed: `HEAD` of the git checkout at this folder.
+    Committed(PathBuf),
+    /// The files of this workshop folder as they are: `verify` proves the
+    /// tracks of the code in front of it, committed or not.
+    Files(PathBuf),
+}
+
+/// One step of the workshop, as `cargo workshop` sees it.
+pub struct Step {
+    pub root: PathBuf,
+    pub number: u32,
+    /// `step03-sleep`
+    pub folder: String,
+    pub authors: Authors,
+}
+
+/// Where one marked function stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Its body is the authors' own.
+    Authors,
+    /// `todo!()`: yours to write.
+    Blank,
+    /// Something else: written by you.
+    Written,
+}
+
+impl Step {
+    /// Step `n` of the workshop at `root`, whose authors' version is the
+    /// committed one.
+    pub fn find(root: &Path, n: &str) -> Result<Step, String> {
+        Self::find_with(root, n, Authors::Committed(root.to_path_buf()))
+    }
+
+    pub fn find_with(
+        root: &Path,
+        n: &str,
+        authors: Authors,
+    ) -> Result<Step, String> {
+        let folders = step_folders(root);
+        let range = match (folders.first(), folders.last()) {
+            (Some(first), Some(last)) => format!("{} to {}", first.0, last.0),
+            _ => "none".to_owned(),
+        };
+        let number: u32 = n.trim_start_matches("step").parse().map_err(|_| {
+            format!("`{n}` is not a step number: the steps are {range}")
+        })?;
+        let matching: Vec<&String> = folders
+            .iter()
+            .filter(|(k, _)| *k == number)
+            .map(|(_, folder)| folder)
+            .collect();
+        let folder = match matching.as_slice() {
+            [] => {
+                return Err(format!(
+                    "there is no step {number}: the steps are {range}"
+                ));
+            }
+            [folder] => (*folder).clone(),
+            several => {
+                let names: Vec<&str> = several.iter().map(|f| f.as_str()).collect();
+                return Err(format!(
+                    "step {number} is more than one workspace member: {}; keep \
+                     one of them in Cargo.toml's `members`",
+                    names.join(", ")
+                ));
+            }
+        };
+        Ok(Step {
+            root: root.to_path_buf(),
+            number,
+            folder,
+            authors,
+        })
+    }
+
+    pub fn dir(&self) -> PathBuf {
+        self.root.join(&self.folder)
+    }
+
+    /// Where `check` notes that it passed. Ignored by git; losing it loses
+    /// nothing but that note.
+    pub fn state(&self) -> PathBuf {
+        self.root
+            .join(".workshop")
+            .join(format!("step{:02}", self.number))
+    }
+
+    /// The file as it is now (empty if it cannot be read).
+    pub fn read(&self, file: &str) -> String {
+        fs::read_to_string(self.dir().join(file)).unwrap_or_default()
+    }
+
+    /// The authors' version of `file`, a path in the step folder.
+    pub fn original(&self, file: &str) -> Result<String, String> {
+        let path = format!("{}/{file}", self.folder);
+        let text = match &self.authors {
+            Authors::Files(root) => fs::read_to_string(root.join(&path))
+                .map_err(|err| format!("{path}: {err}"))?,
+            Authors::Committed(checkout) => committed(checkout, &path)?,
+        };
+        // A checkout may hold CRLF files (Windows, `core.autocrlf`) while
+        // git keeps LF: compare and restore in the checkout's own endings.
+        Ok(
+            if self.read(file).contains("\r\n") && !text.contains("\r\n") {
+                text.replace('\n', "\r\n")
+            } else {
+                text
+            },
+        )
+    }
+
+    /// The authors' track: the markers in their version of the step.
+    pub fn authors_track(&self) -> Result<Vec<Marked>, String> {
+        let mut all = Vec::new();
+        for file in track::rust_files(&self.dir()) {
+            // A file of yours that the authors never had holds no marker.
+            if let Ok(text) = self.original(&file) {
+                all.extend(track::markers_in(&file, &text)?);
+            }
+        }
+        all.sort_by_key(|marked| marked.order);
+        if all.is_empty() {
+            return Err(format!(
+                "{}/ has no `// BUILD` markers: no track",
+                self.folder
+            ));
+        }
+        Ok(all)
+    }
+
+    /// The track as the files are now. A marker deleted or changed is named,
+    /// with the line to put back.
+    pub fn track(&self) -> Result<Vec<Marked>, String> {
+        let authors = self.authors_track()?;
+        let mut found = Vec::new();
+        for file in track::rust_files(&self.dir()) {
+            // A marker so mangled it no longer parses is as good as gone.
+            found.extend(
+                track::markers_in(&file, &self.read(&file)).unwrap_or_default(),
+            );
+        }
+        if let Some(theirs) = authors.iter().find(|theirs| {
+            !found
+                .iter()
+                .any(|m| m.order == theirs.order && m.function == theirs.function)
+        }) {
+            return Err(self.marker_lost(theirs));
+        }
+        let now = track::track(&self.dir(), self.number)
+            .map_err(|err| format!("{}/{err}", self.folder))?;
+        if now.len() != authors.len() {
+            return Err(format!(
+                "{}/ has more `// BUILD` markers than the committed step: \
+                 `git diff {}` shows which line is new",
+                self.folder, self.folder
+            ));
+        }
+        Ok(now)
+    }
+
+    /// What to say when the marker above `theirs` is gone or changed.
+    fn marker_lost(&self, theirs: &Marked) -> String {
+        let line = self
+            .original(&theirs.file)
+            .ok()
+            .and_then(|text| {
+                text.lines()
+                    .nth(theirs.line - 1)
+                    .map(str::trim)
+                    .map(str::to_owned)
+            })
+            .unwrap_or_default();
+        format!(
+            "the `// BUILD {k}/{n}` line above `{function}` in {folder}/{file} is \
+             gone or changed.\n`cargo workshop` finds your functions by it: put \
+             it back, right above the function,\nas the authors wrote it:\n\n    \
+             {line}\n\n(`git diff {folder}` shows what changed.)",
+            k = theirs.order,
+            n = theirs.total,
+            function = theirs.function,
+            folder = self.folder,
+            file = theirs.file,
+        )
+    }
+
+    /// Each marked function of the track as it is now, and where it stands.
+    pub fn stages(&self) -> Result<Vec<(Marked, Stage)>, String> {
+        let authors = self.authors_track()?;
+        let now = self.track()?;
+        let mut originals = HashMap::new();
+        for file in Self::track_files(&authors) {
+            let text = self.original(&file)?;
+            originals.insert(file, text);
+        }
+        let mut stages = Vec::new();
+        for marked in now {
+            let text = self.read(&marked.file);
+            let body = &text[marked.body.clone()];
+            let theirs = authors
+                .iter()
+                .find(|m| m.order == marked.order)
+                .expect("track() matched every marker");
+            let original = &originals[&theirs.file];
+            let stage = if body == &original[theirs.body.clone()] {
+                Stage::Authors
+            } else if track::is_blank(body) {
+                Stage::Blank
+            } else {
+                Stage::Written
+            };
+            stages.push((marked, stage));
+        }
+        Ok(stages)
+    }
+
+    /// Whether any marked function is not the authors': blank or written.
+    /// A step whose markers are damaged counts as started, so that what
+    /// comes next says what to mend.
+    pub fn is_started(&self) -> bool {
+        self.stages().map_or(true, |stages| {
+            stages.iter().any(|(_, stage)| *stage != Stage::Authors)
+        })
+    }
+
+    /// The files holding marked functions, relative to the step folder.
+    pub fn track_files(marked: &[Marked]) -> Vec<String> {
+        let mut files: Vec<String> = marked.iter().map(|m| m.file.clone()).collect();
+        files.sort();
+        files.dedup();
+        files
+    }
+}
+
+/// `path` (relative to the checkout) as committed at `HEAD`.
+fn committed(checkout: &Path, path: &str) -> Result<String, String> {
+    let shown = Command::new("git")
+        .arg("-C")
+        .arg(checkout)
+        .args(["show", &format!("HEAD:{path}")])
+        .output()
+        .map_err(|err| {
+            format!(
+                "cannot run git ({err}): `cargo workshop` reads the authors' \
+                 version of each step from the repository's history, so it \
+                 needs git and a clone made with it"
+            )
+        })?;
+    if !shown.status.success() {
+        return Err(format!(
+            "git has no committed {path}: {}",
+            String::from_utf8_lossy(&shown.stderr).trim()
+        ));
+    }
+    String::from_utf8(shown.stdout).map_err(|err| format!("{path}: {err}"))
+}
