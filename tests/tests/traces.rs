@@ -4,8 +4,9 @@
 //! the turn walks the chapters include (`trace-stepNN.snap`).
 //!
 //! No pinned trace may depend on how late a busy machine runs: each scene
-//! is callbacks, yields and sockets on one thread, or timers set one after
-//! another, so a late wake-up changes only the times, which are redacted.
+//! is callbacks, yields and sockets on one thread, timers set one after
+//! another, timers that share one deadline, or deadlines 0.5 s apart, so a
+//! late wake-up changes only the times, which are redacted.
 
 use std::process::Command;
 use std::time::Duration;
