@@ -105,6 +105,7 @@ impl Tasks {
         waker.clear_queued();
         let waker = Waker::from(waker);
         let mut context = Context::from_waker(&waker);
+        trace.poll_begins();
         match future.as_mut().poll(&mut context) {
             Poll::Ready(()) => {
                 self.table.borrow_mut().remove(&id);
