@@ -37,6 +37,9 @@
 //! - `poll task 2: pending`, `done` or `panicked`: a task's poll, and how
 //!   it left it; then, if the poll ran longer than 100 ms, `poll task 2
 //!   held the loop 0.150 s (over 0.100 s: a blocking call inside a task?)`.
+//! - `task 3 woke itself on 96 of 100 polls: a busy loop of yield_now?`:
+//!   tokio-console's warning, once per task, when most of a task's first
+//!   100 polls that left it pending woke it again before they returned.
 //!
 //! `run`, when nothing is left to wait for, ends with `turn N: wait: nothing
 //! to wait for`.
@@ -66,6 +69,10 @@ use std::time::{Duration, Instant};
 
 use mio::event::Event;
 
+/// How many of a task's polls are counted before saying whether it woke
+/// itself on most of them.
+const SELF_WAKE_POLLS: u32 = 100;
+
 /// A callback or a poll that runs longer than this holds up every other
 /// one: asyncio's debug mode names callbacks slower than 100 ms.
 const SLOW: Duration = Duration::from_millis(100);
@@ -77,6 +84,8 @@ pub(crate) struct Trace {
     turn: Cell<u64>,
     wait_began: Cell<Option<Instant>>,
     poll_began: Cell<Option<Instant>>,
+    /// Each pending task's polls so far, and how many woke it.
+    self_wakes: RefCell<HashMap<u64, SelfWakes>>,
     callbacks: RefCell<Callbacks>,
     fold: RefCell<Fold>,
     /// Socket waits left during the poll under way, as (token, reading):
@@ -102,6 +111,7 @@ impl Trace {
             turn: Cell::new(0),
             wait_began: Cell::new(None),
             poll_began: Cell::new(None),
+            self_wakes: RefCell::new(HashMap::new()),
             callbacks: RefCell::new(Callbacks::default()),
             fold: RefCell::new(Fold::default()),
             unclaimed_waits: RefCell::new(Vec::new()),
@@ -298,6 +308,33 @@ impl Trace {
         };
         self.line(format_args!("poll task {task}: {how}"));
         self.poll_held(task);
+        if !matches!(left, Left::Pending) {
+            self.self_wakes.borrow_mut().remove(&task);
+        }
+    }
+
+    /// The task just polled was left pending; the closure says whether it
+    /// woke itself during that poll, and runs only when tracing. Most of
+    /// its first 100 such polls did: said once.
+    pub(crate) fn woke_itself(&self, task: u64, during_poll: impl FnOnce() -> bool) {
+        if !self.on {
+            return;
+        }
+        let mut self_wakes = self.self_wakes.borrow_mut();
+        let counted = self_wakes.entry(task).or_default();
+        if counted.polls == SELF_WAKE_POLLS {
+            return; // counted already, and said if it was worth saying
+        }
+        counted.polls += 1;
+        counted.woke += u32::from(during_poll());
+        let SelfWakes { polls, woke } = *counted;
+        drop(self_wakes);
+        if polls == SELF_WAKE_POLLS && woke * 2 > polls {
+            self.line(format_args!(
+                "task {task} woke itself on {woke} of {polls} polls: \
+                 a busy loop of yield_now?"
+            ));
+        }
     }
 
     /// Names the poll that just ended if it held the loop.
@@ -376,6 +413,13 @@ impl Callbacks {
             Some(i) => self.from_phases.get(i).map_or("a ready callback", |s| s),
         }
     }
+}
+
+/// A task's polls that left it pending, and how many of them woke it.
+#[derive(Default, Clone, Copy)]
+struct SelfWakes {
+    polls: u32,
+    woke: u32,
 }
 
 /// Folds repeated turns (see the module's doc).

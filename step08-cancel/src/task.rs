@@ -119,6 +119,7 @@ impl Tasks {
             }
             Poll::Pending => {
                 trace.polled(id.0, Left::Pending);
+                trace.woke_itself(id.0, || self.woken.contains(id));
                 if let Some(task) = self.table.borrow_mut().get_mut(&id) {
                     task.future = Some(future);
                 }

@@ -556,3 +556,55 @@ fn echo_once(addr: SocketAddr) -> std::io::Result<()> {
     assert_eq!(echoed, "Got: ping\n");
     Ok(())
 }
+
+#[test]
+fn a_task_that_keeps_waking_itself_is_named_once() {
+    // tokio-console's other warning: a task that wakes itself on most of
+    // its polls is a busy loop, here of `yield_now`, 300 polls long.
+    if std::env::var_os(SCENE).is_some() {
+        let step05 = Rc::new(step05::EventLoop::new().expect("a loop"));
+        step05
+            .block_on(async {
+                for _ in 0..300 {
+                    step05::yield_now().await;
+                }
+            })
+            .expect("the loop runs");
+        let step06 = Rc::new(step06::EventLoop::new().expect("a loop"));
+        step06
+            .block_on(async {
+                for _ in 0..300 {
+                    step06::yield_now().await;
+                }
+            })
+            .expect("the loop runs");
+        let step07 = Rc::new(step07::EventLoop::new().expect("a loop"));
+        step07
+            .block_on(async {
+                for _ in 0..300 {
+                    step07::yield_now().await;
+                }
+            })
+            .expect("the loop runs");
+        let step08 = Rc::new(step08::EventLoop::new().expect("a loop"));
+        step08
+            .block_on(async {
+                for _ in 0..300 {
+                    step08::yield_now().await;
+                }
+            })
+            .expect("the loop runs");
+        return;
+    }
+    let scene = scene_output("a_task_that_keeps_waking_itself_is_named_once", &[]);
+    let warnings: Vec<&str> = scene
+        .lines()
+        .filter_map(|line| line.split_once(": task ").map(|(_, what)| what))
+        .filter(|what| what.contains("woke itself"))
+        .collect();
+    assert_eq!(
+        warnings,
+        ["0 woke itself on 100 of 100 polls: a busy loop of yield_now?"; 4],
+        "{scene}"
+    );
+}
