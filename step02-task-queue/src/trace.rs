@@ -6,8 +6,10 @@
 //!
 //! `LOOP_TRACE` unset, empty, `0`, `false`, `off` or `no` (in any case) is
 //! off; `1`, `true`, `on` or `yes` is on. Any other value turns it on too,
-//! and the trace says once that it did not know the value. The lines go to
-//! stderr only: to keep them, redirect it (`2>trace.txt`).
+//! and the trace says once that it did not know the value, in a line of
+//! its own: `[trace: LOOP_TRACE="verbose" is not a value it knows (…):
+//! tracing]`. The lines go to stderr only: to keep them, redirect it
+//! (`2>trace.txt`).
 //!
 //! # The lines (a stable format: tests and the book's figures parse it)
 //!

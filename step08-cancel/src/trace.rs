@@ -6,8 +6,10 @@
 //!
 //! `LOOP_TRACE` unset, empty, `0`, `false`, `off` or `no` (in any case) is
 //! off; `1`, `true`, `on` or `yes` is on. Any other value turns it on too,
-//! and the trace says once that it did not know the value. The lines go to
-//! stderr only: to keep them, redirect it (`2>trace.txt`).
+//! and the trace says once that it did not know the value, in a line of
+//! its own: `[trace: LOOP_TRACE="verbose" is not a value it knows (…):
+//! tracing]`. The lines go to stderr only: to keep them, redirect it
+//! (`2>trace.txt`).
 //!
 //! # The lines (a stable format: tests and the book's figures parse it)
 //!
@@ -36,8 +38,9 @@
 //!   may have woken some), in the order they were woken; each is then
 //!   polled, unless it is done already.
 //! - `poll task 2: pending`, `done`, `panicked` or `cancelled: dropped
-//!   unpolled`: a task's poll, and how it left it; then, if the poll ran longer than 100 ms, `poll task 2
-//!   held the loop 0.150 s (over 0.100 s: a blocking call inside a task?)`.
+//!   unpolled`: a task's poll, and how it left it; then, if the poll ran
+//!   longer than 100 ms, `poll task 2 held the loop 0.150 s (over 0.100 s:
+//!   a blocking call inside a task?)`.
 //! - `task 3 woke itself on 96 of 100 polls: a busy loop of yield_now?`:
 //!   tokio-console's warning, once per task, when most of a task's first
 //!   100 polls that left it pending woke it again before they returned.
