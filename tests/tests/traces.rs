@@ -1,7 +1,10 @@
 //! `LOOP_TRACE=1`: every step from 2 on writes a line per phase of each turn
 //! on stderr. These tests parse those lines, check that each step's phases
 //! appear and that nothing is written when the variable is unset, and pin
-//! the turn walks the chapters include (`trace-stepNN.snap`).
+//! the turn walks the chapters include (`trace-stepNN.snap`). They also
+//! check the trace's manners: the values that turn it on and off, a slow
+//! callback or poll and a busy task named, repeated turns folded, and a
+//! stderr nobody reads costing trace lines, not a server's clients.
 //!
 //! No pinned trace may depend on how late a busy machine runs: each scene
 //! is callbacks, yields and sockets on one thread, timers set one after
@@ -222,8 +225,10 @@ fn step03_polling_sleep_folds_its_repeated_turns() {
             count.replace(',', "").parse().ok()
         })
         .collect();
+    // One fold line, unless a busy machine held a turn past 100 ms: its
+    // line breaks the run of repeats in two.
     assert!(
-        matches!(folded[..], [turns] if turns > 100),
+        !folded.is_empty() && folded.iter().sum::<u64>() > 100,
         "folded: {folded:?}\n{stderr}"
     );
 }
