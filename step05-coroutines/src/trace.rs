@@ -274,12 +274,14 @@ impl Trace {
         if !self.on {
             return;
         }
+        // Measured before any line is written: writing is not the task's.
+        let held = self.poll_began.take().map(|began| began.elapsed());
         let how = match left {
             Left::Pending => "pending",
             Left::Done => "done",
         };
         self.line(format_args!("poll task {task}: {how}"));
-        self.poll_held(task);
+        self.poll_held(task, held);
         if !matches!(left, Left::Pending) {
             self.self_wakes.borrow_mut().remove(&task);
         }
@@ -310,11 +312,8 @@ impl Trace {
     }
 
     /// Names the poll that just ended if it held the loop.
-    fn poll_held(&self, task: u64) {
-        let Some(held) = self.poll_began.take().map(|began| began.elapsed()) else {
-            return;
-        };
-        if held > SLOW {
+    fn poll_held(&self, task: u64, held: Option<Duration>) {
+        if let Some(held) = held.filter(|held| *held > SLOW) {
             self.line(format_args!(
                 "poll task {task} held the loop {:.3} s \
                  (over {:.3} s: a blocking call inside a task?)",
