@@ -7,8 +7,9 @@
 //! `call_soon`. Two jobs written that way take turns.
 //!
 //! `LOOP_TRACE=1 cargo run -p step02` makes the loop say, on stderr, each
-//! callback it runs. That code is in `trace.rs`, one call from `run`: a
-//! window onto the loop, not the lesson.
+//! callback it runs, and which one held the loop too long. That code is in
+//! `trace.rs`, a call before and after each callback: a window onto the
+//! loop, not the lesson.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -55,6 +56,7 @@ impl EventLoop {
         while let Some(callback) = self.next_ready() {
             self.trace.runs(|| self.ready.borrow().len());
             callback(self);
+            self.trace.callback_ends();
         }
     }
 

@@ -98,7 +98,7 @@ impl EventLoop {
         while self.has_work() {
             self.trace.turn_begins();
             if let Some(wait) = self.wait_time() {
-                self.trace.waits(wait, || !self.ready.borrow().is_empty());
+                self.trace.waits(wait, || self.ready.borrow().len());
                 std::thread::sleep(wait);
                 self.trace.waited();
             }
@@ -154,7 +154,9 @@ impl EventLoop {
         for _ in 0..ready_now {
             let callback = self.ready.borrow_mut().pop_front().expect("counted");
             // The queue's borrow has ended: the callback may schedule more.
+            self.trace.callback_begins();
             callback(self);
+            self.trace.callback_ends();
         }
         self.trace.ran(ready_now);
     }

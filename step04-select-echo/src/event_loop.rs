@@ -213,8 +213,7 @@ impl EventLoop {
     /// ready queue. A socket that is ready but has no callback waiting is
     /// skipped: its owner is busy and will try it again before waiting.
     fn wait_for_io(&self, timeout: Option<Duration>) -> io::Result<()> {
-        self.trace
-            .waits(timeout, || !self.ready.borrow().is_empty());
+        self.trace.waits(timeout, || self.ready.borrow().len());
         let mut events = self.events.borrow_mut();
         match self.poll.borrow_mut().poll(&mut events, timeout) {
             Ok(()) => {}
@@ -263,7 +262,9 @@ impl EventLoop {
         for _ in 0..ready_now {
             let callback = self.ready.borrow_mut().pop_front().expect("counted");
             // The queue's borrow has ended: the callback may schedule more.
+            self.trace.callback_begins();
             callback(self);
+            self.trace.callback_ends();
         }
         self.trace.ran(ready_now);
     }

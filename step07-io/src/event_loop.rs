@@ -275,7 +275,7 @@ impl EventLoop {
     fn wait_for_io(&self, timeout: Option<Duration>) -> io::Result<()> {
         self.trace.waits(
             timeout,
-            || !self.ready.borrow().is_empty(),
+            || self.ready.borrow().len(),
             || self.tasks.any_woken(),
         );
         let mut events = self.events.borrow_mut();
@@ -326,7 +326,9 @@ impl EventLoop {
         for _ in 0..ready_now {
             let callback = self.ready.borrow_mut().pop_front().expect("counted");
             // The queue's borrow has ended: the callback may schedule more.
+            self.trace.callback_begins();
             callback(self);
+            self.trace.callback_ends();
         }
         self.trace.ran(ready_now);
     }

@@ -117,6 +117,7 @@ impl Tasks {
         waker.clear_queued();
         let waker = Waker::from(waker);
         let mut context = Context::from_waker(&waker);
+        trace.poll_begins();
         match future.as_mut().poll(&mut context) {
             Poll::Ready(()) => {
                 self.table.borrow_mut().remove(&id);
@@ -124,6 +125,7 @@ impl Tasks {
             }
             Poll::Pending => {
                 trace.polled(id.0, Left::Pending);
+                trace.woke_itself(id.0, || self.woken.contains(id));
                 if let Some(task) = self.table.borrow_mut().get_mut(&id) {
                     task.future = Some(future);
                 }

@@ -323,7 +323,7 @@ impl EventLoop {
     fn wait_for_io(&self, timeout: Option<Duration>) -> io::Result<()> {
         self.trace.waits(
             timeout,
-            || !self.ready.borrow().is_empty(),
+            || self.ready.borrow().len(),
             || self.tasks.any_woken(),
         );
         let mut events = self.events.borrow_mut();
@@ -376,7 +376,12 @@ impl EventLoop {
         while timers.peek().is_some_and(|timer| timer.deadline <= now) {
             let timer = timers.pop().expect("peek just saw this timer");
             if let Some(action) = self.pending_timers.borrow_mut().take(timer.id) {
-                self.trace.timer_due(timer.id.sequence, timer.deadline);
+                let runs_callback = matches!(action, TimerAction::Run(_));
+                self.trace.timer_due(
+                    timer.id.sequence,
+                    timer.deadline,
+                    runs_callback,
+                );
                 return Some(action);
             }
             self.trace.timer_skipped();
@@ -394,7 +399,9 @@ impl EventLoop {
         for _ in 0..ready_now {
             let callback = self.ready.borrow_mut().pop_front().expect("counted");
             // The queue's borrow has ended: the callback may schedule more.
+            self.trace.callback_begins();
             callback(self);
+            self.trace.callback_ends();
         }
         self.trace.ran(ready_now);
     }

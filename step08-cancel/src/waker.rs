@@ -163,6 +163,12 @@ fn this_thread() -> Option<ThreadId> {
 }
 
 impl WokenTasks {
+    /// Whether `task` is on the list: the trace asks, after a task's poll,
+    /// whether the task woke itself.
+    pub(crate) fn contains(&self, task: TaskId) -> bool {
+        self.lock().contains(&task)
+    }
+
     /// Nothing can panic while holding this lock (it only pushes and takes),
     /// so a poisoned lock still holds a sound list.
     fn lock(&self) -> MutexGuard<'_, Vec<TaskId>> {

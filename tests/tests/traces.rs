@@ -1,17 +1,25 @@
 //! `LOOP_TRACE=1`: every step from 2 on writes a line per phase of each turn
 //! on stderr. These tests parse those lines, check that each step's phases
 //! appear and that nothing is written when the variable is unset, and pin
-//! the turn walks the chapters include (`trace-stepNN.snap`).
+//! the turn walks the chapters include (`trace-stepNN.snap`). They also
+//! check the trace's manners: the values that turn it on and off, a slow
+//! callback or poll and a busy task named, repeated turns folded, and a
+//! stderr nobody reads costing trace lines, not a server's clients.
 //!
 //! No pinned trace may depend on how late a busy machine runs: each scene
-//! is callbacks, yields and sockets on one thread, or timers set one after
-//! another, so a late wake-up changes only the times, which are redacted.
+//! is callbacks, yields and sockets on one thread, timers set one after
+//! another, timers that share one deadline, or deadlines 0.5 s apart, so a
+//! late wake-up changes only the times, which are redacted.
 
-use std::process::Command;
-use std::time::Duration;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::rc::Rc;
+use std::thread;
+use std::time::{Duration, Instant};
 
 use workshop_tests::figures::{merged_output, traced_output};
-use workshop_tests::{snapshot_settings, step_command};
+use workshop_tests::{HANG_LIMIT, snapshot_settings, step_command};
 
 /// Only stderr, for the tests that parse every line.
 fn traced_stderr(package: &str, trace: Option<&str>) -> String {
@@ -96,7 +104,8 @@ fn assert_phases(package: &str, phases: &[&str]) {
     assert!(missing.is_empty(), "{package}: no line for {missing:?}");
 }
 
-/// Unset, `0` or empty: not one trace line.
+/// Unset, `0` or empty: not one trace line. (Every value that turns the
+/// trace off is tried on step 2 alone, which is quick.)
 fn assert_silent_unless_asked(package: &str) {
     for trace in [None, Some("0"), Some("")] {
         let stderr = traced_stderr(package, trace);
@@ -170,8 +179,74 @@ fn step08_traces_cancelled_tasks() {
     assert_silent_unless_asked("step08");
 }
 
-/// Pins `trace` as `<name>.snap`, times redacted.
+#[test]
+fn every_off_value_turns_the_trace_off() {
+    for off in ["false", "off", "no", "FALSE", "Off", "NO"] {
+        let stderr = traced_stderr("step02", Some(off));
+        assert!(stderr.is_empty(), "LOOP_TRACE={off} wrote:\n{stderr}");
+    }
+}
+
+#[test]
+fn every_on_value_turns_the_trace_on() {
+    for on in ["1", "true", "on", "yes", "TRUE", "On"] {
+        let stderr = traced_stderr("step02", Some(on));
+        assert!(
+            stderr.starts_with("[+") && !trace_lines(&stderr).is_empty(),
+            "LOOP_TRACE={on} wrote:\n{stderr}"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_value_is_named_once_and_traces() {
+    // Step 6's demo makes three loops: the notice comes once, not per loop.
+    let stderr = traced_stderr("step06", Some("verbose"));
+    let notices = stderr
+        .lines()
+        .filter(|line| line.contains(r#"LOOP_TRACE="verbose" is not a value"#))
+        .count();
+    assert_eq!(notices, 1, "{stderr}");
+    assert!(!trace_lines(&stderr).is_empty(), "{stderr}");
+}
+
+#[test]
+fn step03_polling_sleep_folds_its_repeated_turns() {
+    // Before folding, the polling sleep wrote some 60,000 turns of three
+    // lines each in its 0.5 s; folded, it is two turns and one line.
+    let stderr = traced_stderr("step03", Some("1"));
+    let lines = trace_lines(&stderr);
+    assert!(lines.len() < 100, "{} trace lines", lines.len());
+    let folded: Vec<u64> = lines
+        .iter()
+        .filter_map(|line| {
+            let count = line.what.strip_prefix("… ")?;
+            let count = count.strip_suffix(" more turns like this")?;
+            count.replace(',', "").parse().ok()
+        })
+        .collect();
+    // One fold line, unless a busy machine held a turn past 100 ms: its
+    // line breaks the run of repeats in two.
+    assert!(
+        !folded.is_empty() && folded.iter().sum::<u64>() > 100,
+        "folded: {folded:?}\n{stderr}"
+    );
+}
+
+/// Pins `trace` as `<name>.snap`, times redacted. A busy machine can keep
+/// any callback or poll from the CPU for 100 ms, and the trace then names
+/// it; the pinned scenes hold the loop for no time at all, so those lines
+/// are left out.
 fn assert_trace(name: &str, trace: &str) {
+    let mut kept = String::new();
+    for line in trace
+        .lines()
+        .filter(|line| !line.contains(" held the loop "))
+    {
+        kept.push_str(line);
+        kept.push('\n');
+    }
+    let trace = kept;
     let mut settings = snapshot_settings();
     settings.add_filter(r"\[\+\d+\.\d{3} s\]", "[+#.### s]");
     settings.add_filter(r"\b(wait|waited) \d+\.\d{3} s", "$1 #.### s");
@@ -339,6 +414,202 @@ fn step08_traces_cancelled_timers_skipped_and_swept() {
     );
     assert!(
         at("swept 149 cancelled timers") < at("fired: 10 ms"),
+        "{scene}"
+    );
+}
+
+/// How long the scenes below block the loop: over the trace's 100 ms.
+const BLOCKING: Duration = Duration::from_millis(150);
+
+#[test]
+fn a_callback_or_poll_that_holds_the_loop_is_named() {
+    // Steps 2 to 4: a callback that sleeps on the loop's thread; steps 5 to
+    // 8: a task that does.
+    if std::env::var_os(SCENE).is_some() {
+        let step02 = step02::EventLoop::new();
+        step02.call_soon(|_| thread::sleep(BLOCKING));
+        step02.run();
+        let step03 = step03::EventLoop::new();
+        step03.call_later(Duration::from_millis(1), |_| thread::sleep(BLOCKING));
+        step03.run();
+        let step04 = step04::EventLoop::new().expect("a loop");
+        step04.call_soon(|_| thread::sleep(BLOCKING));
+        step04.run().expect("the loop runs");
+        let blocking = || async { thread::sleep(BLOCKING) };
+        let step05 = Rc::new(step05::EventLoop::new().expect("a loop"));
+        step05.block_on(blocking()).expect("the loop runs");
+        let step06 = Rc::new(step06::EventLoop::new().expect("a loop"));
+        step06.block_on(blocking()).expect("the loop runs");
+        let step07 = Rc::new(step07::EventLoop::new().expect("a loop"));
+        step07.block_on(blocking()).expect("the loop runs");
+        let step08 = Rc::new(step08::EventLoop::new().expect("a loop"));
+        step08.block_on(blocking()).expect("the loop runs");
+        return;
+    }
+    let scene = scene_output("a_callback_or_poll_that_holds_the_loop_is_named", &[]);
+    let held: Vec<(&str, f64, &str)> = scene
+        .lines()
+        .filter_map(|line| {
+            let (who, rest) = line.split_once(" held the loop ")?;
+            let who = who.rsplit_once(": ").map_or(who, |(_, who)| who);
+            let (seconds, why) = rest.split_once(" s ")?;
+            Some((who, seconds.parse().ok()?, why))
+        })
+        .collect();
+    let who: Vec<&str> = held.iter().map(|(who, _, _)| *who).collect();
+    assert_eq!(
+        who,
+        [
+            "callback 1",
+            "callback 1 of 1 (timer 0)",
+            "callback 1 of 1 (a ready callback)",
+            "poll task 0",
+            "poll task 0",
+            "poll task 0",
+            "poll task 0",
+        ],
+        "{scene}"
+    );
+    for (who, seconds, why) in held {
+        assert!(seconds >= BLOCKING.as_secs_f64(), "{who}: {seconds} s");
+        let inside = if who.starts_with("poll") {
+            "task"
+        } else {
+            "callback"
+        };
+        assert_eq!(
+            why,
+            format!("(over 0.100 s: a blocking call inside a {inside}?)")
+        );
+    }
+}
+
+/// A child process, killed when dropped, so a failing test leaves none.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_stderr_nobody_reads_costs_trace_lines_not_clients() {
+    // A participant pipes the trace into a pager and leaves it: the pipe
+    // fills, and the trace's writer can write no more. The server must go
+    // on answering; once someone reads again, the trace says how many
+    // lines it dropped.
+    let (mut unread, stderr) = std::io::pipe().expect("a pipe");
+    let mut command = step_command("step07");
+    command
+        .args(["serve", "127.0.0.1:0"])
+        .env("LOOP_TRACE", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(stderr);
+    let mut server = Killed(command.spawn().expect("the server starts"));
+    drop(command); // our copy of the pipe's writer
+    let addr = listening_address(server.0.stdout.take().expect("piped"));
+    for client in 1..=300 {
+        let started = Instant::now();
+        echo_once(addr).unwrap_or_else(|err| {
+            panic!(
+                "client {client} got no answer after {:.1} s: {err}",
+                started.elapsed().as_secs_f64()
+            )
+        });
+    }
+    let (read, trace) = std::sync::mpsc::channel();
+    thread::spawn(move || {
+        let mut text = Vec::new();
+        let mut chunk = [0; 4096];
+        while let Ok(n @ 1..) = unread.read(&mut chunk) {
+            text.extend_from_slice(&chunk[..n]);
+            if text.windows(DROPPED.len()).any(|w| w == DROPPED.as_bytes()) {
+                break;
+            }
+        }
+        let _ = read.send(String::from_utf8_lossy(&text).into_owned());
+    });
+    echo_once(addr).expect("the server still answers");
+    let trace = trace.recv_timeout(HANG_LIMIT).expect("the trace is read");
+    assert!(trace.contains(DROPPED), "no `{DROPPED}` in the trace");
+}
+
+/// What the trace says where it dropped lines.
+const DROPPED: &str = "lines dropped here: stderr was not read]";
+
+/// Reads the `listening on ADDR` line, then keeps reading stdout on a
+/// thread of its own.
+fn listening_address(stdout: impl Read + Send + 'static) -> SocketAddr {
+    let mut lines = BufReader::new(stdout).lines();
+    let line = lines.next().expect("a line").expect("UTF-8");
+    thread::spawn(move || lines.for_each(drop));
+    line.strip_prefix("listening on ")
+        .and_then(|addr| addr.parse().ok())
+        .unwrap_or_else(|| panic!("expected `listening on ADDR`, got {line:?}"))
+}
+
+/// One client: a line sent, and its echo (`Got: ping`) back within 5 s.
+fn echo_once(addr: SocketAddr) -> std::io::Result<()> {
+    let mut client = TcpStream::connect(addr)?;
+    client.set_read_timeout(Some(Duration::from_secs(5)))?;
+    client.write_all(b"ping\n")?;
+    let mut echoed = String::new();
+    BufReader::new(client).read_line(&mut echoed)?;
+    assert_eq!(echoed, "Got: ping\n");
+    Ok(())
+}
+
+#[test]
+fn a_task_that_keeps_waking_itself_is_named_once() {
+    // tokio-console's other warning: a task that wakes itself on most of
+    // its polls is a busy loop, here of `yield_now`, 300 polls long.
+    if std::env::var_os(SCENE).is_some() {
+        let step05 = Rc::new(step05::EventLoop::new().expect("a loop"));
+        step05
+            .block_on(async {
+                for _ in 0..300 {
+                    step05::yield_now().await;
+                }
+            })
+            .expect("the loop runs");
+        let step06 = Rc::new(step06::EventLoop::new().expect("a loop"));
+        step06
+            .block_on(async {
+                for _ in 0..300 {
+                    step06::yield_now().await;
+                }
+            })
+            .expect("the loop runs");
+        let step07 = Rc::new(step07::EventLoop::new().expect("a loop"));
+        step07
+            .block_on(async {
+                for _ in 0..300 {
+                    step07::yield_now().await;
+                }
+            })
+            .expect("the loop runs");
+        let step08 = Rc::new(step08::EventLoop::new().expect("a loop"));
+        step08
+            .block_on(async {
+                for _ in 0..300 {
+                    step08::yield_now().await;
+                }
+            })
+            .expect("the loop runs");
+        return;
+    }
+    let scene = scene_output("a_task_that_keeps_waking_itself_is_named_once", &[]);
+    let warnings: Vec<&str> = scene
+        .lines()
+        .filter_map(|line| line.split_once(": task ").map(|(_, what)| what))
+        .filter(|what| what.contains("woke itself"))
+        .collect();
+    assert_eq!(
+        warnings,
+        ["0 woke itself on 100 of 100 polls: a busy loop of yield_now?"; 4],
         "{scene}"
     );
 }

@@ -94,10 +94,13 @@ impl Drop for TickCount {
 
 // ANCHOR: panicking_child
 /// A child that panics: its parent gets the panic's message as an error,
-/// and its sibling, the loop and the parent all carry on.
+/// and its sibling, the loop and the parent all carry on. Both drinks are
+/// due at one instant, so their timers come due in one turn, however late a
+/// busy machine runs the loop.
 async fn order_drinks() {
-    let coffee = spawn(brew("coffee", false));
-    let tea = spawn(brew("tea", true));
+    let due = Instant::now() + Duration::from_millis(100);
+    let coffee = spawn(brew("coffee", false, due));
+    let tea = spawn(brew("tea", true, due));
     match coffee.await {
         Ok(drink) => println!("parent: got {drink}"),
         Err(err) => println!("parent: the coffee task failed: {err}"),
@@ -105,8 +108,8 @@ async fn order_drinks() {
     println!("parent: the tea task still finished: {:?}", tea.await);
 }
 
-async fn brew(drink: &'static str, in_stock: bool) -> &'static str {
-    sleep(Duration::from_millis(100)).await;
+async fn brew(drink: &'static str, in_stock: bool, due: Instant) -> &'static str {
+    sleep_until(due).await;
     assert!(in_stock, "out of {drink}");
     drink
 }

@@ -195,7 +195,8 @@ pub fn section<'a>(output: &'a str, title: &str) -> &'a str {
 /// One line of a traced run's output.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Line {
-    /// `[+S.SSS s] turn N: what`; step 2's `run: what` has no turn.
+    /// `[+S.SSS s] turn N: what`; step 2's `run: what` has no turn. (A
+    /// line `turn N: … 12 more turns like this` stands for folded turns.)
     Trace {
         seconds: f64,
         turn: Option<u64>,
@@ -205,10 +206,12 @@ pub enum Line {
     Demo(String),
 }
 
-/// Every line of `output`, trace lines parsed.
+/// Every line of `output`, trace lines parsed. The trace's notes about
+/// itself (`[trace: 12 lines dropped here: …]`) are neither.
 pub fn lines(output: &str) -> Vec<Line> {
     output
         .lines()
+        .filter(|text| !text.starts_with("[trace: "))
         .map(|text| parse_trace(text).unwrap_or_else(|| Line::Demo(text.to_owned())))
         .collect()
 }

@@ -30,10 +30,14 @@ impl Phase {
         }
     }
 
-    /// Which phase a trace line belongs to.
+    /// Which phase a trace line belongs to. A line that names a callback or
+    /// poll that held the loop is none: a busy machine can hold any of them
+    /// past the trace's 100 ms, so a figure never shows one.
     fn of(what: &str) -> Option<Phase> {
         let starts = |prefix| what.starts_with(prefix);
-        Some(if starts("wait") {
+        Some(if what.contains(" held the loop ") {
+            return None;
+        } else if starts("wait") {
             Phase::Wait
         } else if starts("socket ") {
             Phase::Sockets
