@@ -2,9 +2,12 @@
 //! whichever of them gets there first, and a dropped handle detaches.
 
 use std::cell::{Cell, RefCell};
-use std::pin::Pin;
+use std::future;
+use std::pin::{Pin, pin};
 use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use step06::{EventLoop, sleep, spawn, yield_now};
@@ -13,6 +16,26 @@ use workshop_tests::{HANG_LIMIT, counted, within};
 fn new_loop() -> Rc<EventLoop> {
     Rc::new(EventLoop::new().expect("a new poller"))
 }
+
+/// A waker that only counts its wake-ups: a stand-in for a task that
+/// polled a handle once and went away.
+#[derive(Default)]
+struct CountingWaker(AtomicU32);
+
+impl Wake for CountingWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// How long the test's backstop waits before it wakes a parent that the
+/// child's end should have woken long before: the test then fails, rather
+/// than hangs, and says what happened.
+const BACKSTOP: Duration = Duration::from_secs(1);
 
 #[test]
 fn awaiting_a_handle_gives_what_the_child_returned() {
@@ -113,6 +136,62 @@ fn a_child_that_ends_while_its_parent_waits_wakes_the_parent() {
                 "child 3",
                 "parent after join"
             ]
+        );
+    });
+}
+
+#[test]
+fn the_end_of_a_child_wakes_the_task_that_polled_its_handle_last() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let first = Arc::new(CountingWaker::default());
+        let first_woken = Arc::clone(&first);
+        let (value, fired_before_resuming) = lp
+            .block_on(async move {
+                let mut child = pin!(spawn(async {
+                    for _ in 0..3 {
+                        yield_now().await;
+                    }
+                    "from the child"
+                }));
+                // The first poll of the handle comes from elsewhere: another
+                // task, say, that gave up waiting and handed the handle on.
+                let first_waker = Waker::from(first);
+                let mut first_cx = Context::from_waker(&first_waker);
+                assert!(child.as_mut().poll(&mut first_cx).is_pending());
+                // Now this task awaits it, with a backstop in case the
+                // child's end wakes no one, or the wrong waker.
+                let fired = Rc::new(Cell::new(false));
+                let mut backstop_set = false;
+                let value = future::poll_fn(|cx| {
+                    if !backstop_set {
+                        backstop_set = true;
+                        let waker = cx.waker().clone();
+                        let fired = Rc::clone(&fired);
+                        same_loop.call_later(BACKSTOP, move |_| {
+                            fired.set(true);
+                            waker.wake();
+                        });
+                    }
+                    child.as_mut().poll(cx)
+                })
+                .await;
+                (value, fired.get())
+            })
+            .unwrap();
+        assert_eq!(value.unwrap(), "from the child");
+        assert_eq!(
+            first_woken.0.load(Ordering::SeqCst),
+            0,
+            "the child's end woke the waker of the handle's first poll, not \
+             the latest: a handle polled again keeps the new waker"
+        );
+        assert!(
+            !fired_before_resuming,
+            "the child ended, but its parent was woken only by the test's \
+             backstop, {BACKSTOP:?} later: the child's end must wake the task \
+             waiting on its handle"
         );
     });
 }

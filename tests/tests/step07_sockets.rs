@@ -3,7 +3,7 @@
 //! socket that is not its own; what one readiness edge announces is read
 //! whole; partial writes add up; a failed connect says why.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::future::{self, Future};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr};
@@ -42,6 +42,41 @@ fn registered_sockets(lp: &EventLoop) -> usize {
 /// reordered piece shows.
 fn patterned(len: usize) -> Vec<u8> {
     (0..251_u8).cycle().take(len).collect()
+}
+
+/// How long a test's backstop waits before it wakes a task that its socket
+/// should have woken long before.
+const BACKSTOP: Duration = Duration::from_secs(1);
+
+/// Runs `io` (a read or write that may wait) until it is done, or until a
+/// backstop timer fires first: then gives up on it, and says so with
+/// `None`. A wake-up that never comes makes the test fail at once, with a
+/// message, rather than hang.
+async fn before_the_backstop<T>(
+    lp: &EventLoop,
+    io: impl Future<Output = T>,
+) -> Option<T> {
+    let mut io = pin!(io);
+    let fired = Rc::new(Cell::new(false));
+    let mut armed = false;
+    future::poll_fn(|cx| {
+        if let Poll::Ready(value) = io.as_mut().poll(cx) {
+            return Poll::Ready(Some(value));
+        }
+        if fired.get() {
+            return Poll::Ready(None);
+        }
+        if !armed {
+            armed = true;
+            let (fired, waker) = (Rc::clone(&fired), cx.waker().clone());
+            lp.call_later(BACKSTOP, move |_| {
+                fired.set(true);
+                waker.wake();
+            });
+        }
+        Poll::Pending
+    })
+    .await
 }
 
 #[test]
@@ -135,6 +170,119 @@ fn write_all_to_a_slow_reader_sends_every_byte_in_order() {
             "the send buffer never filled; the test proves nothing"
         );
         assert!(received == patterned(TOTAL), "the bytes differ");
+    });
+}
+
+#[test]
+fn a_read_that_waits_is_woken_when_its_bytes_come() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let read = lp
+            .block_on(async move {
+                let (mut writer, mut reader) = socket_pair().unwrap();
+                let writing = spawn(async move {
+                    sleep(Duration::from_millis(20)).await;
+                    writer.write_all(b"late").await.unwrap();
+                    writer // kept open: no end-of-stream edge either
+                });
+                let mut buf = [0; 16];
+                let read = before_the_backstop(&same_loop, reader.read(&mut buf))
+                    .await
+                    .map(|n| buf[..n.unwrap()].to_vec());
+                drop(writing.await.unwrap());
+                read
+            })
+            .unwrap();
+        let bytes = read.unwrap_or_else(|| {
+            panic!(
+                "a read said WouldBlock, and its bytes came 20 ms later, but its \
+                 task was not woken in {BACKSTOP:?}: after WouldBlock, leave the \
+                 task's waker with the loop (read_wait), so that the socket's \
+                 readiness wakes it"
+            )
+        });
+        assert_eq!(bytes, b"late");
+    });
+}
+
+#[test]
+fn a_write_that_waits_is_woken_when_there_is_room() {
+    const TOTAL: usize = 4 << 20;
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let (written, write_polls) = lp
+            .block_on(async move {
+                let (mut writer, mut reader) = socket_pair().unwrap();
+                let reading = spawn(async move {
+                    let mut chunk = vec![0; 64 << 10];
+                    let mut got = 0;
+                    while got < TOTAL {
+                        match reader.read(&mut chunk).await.unwrap() {
+                            0 => break,
+                            n => got += n,
+                        }
+                    }
+                    got
+                });
+                let data = patterned(TOTAL);
+                let (writing, polls) = counted(writer.write_all(&data));
+                let written = before_the_backstop(&same_loop, writing).await;
+                drop(writer); // ends the reader, if the writing did not
+                drop(reading);
+                (written, polls.get())
+            })
+            .unwrap();
+        assert!(
+            write_polls > 1,
+            "the send buffer never filled; the test proves nothing"
+        );
+        assert!(
+            written.is_some(),
+            "a write said WouldBlock, and the reader went on reading, but the \
+             writing task was not woken in {BACKSTOP:?}: after WouldBlock, \
+             leave the task's waker with the loop for the direction it waits \
+             in (write_wait when writing), so that room in the send buffer wakes it"
+        );
+    });
+}
+
+#[test]
+fn bytes_already_waiting_are_read_at_once_without_a_new_edge() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let (first, second) = lp
+            .block_on(async move {
+                let (mut writer, mut reader) = socket_pair().unwrap();
+                writer.write_all(b"all at once").await.unwrap();
+                // The loop turns, and the socket's one readable edge comes
+                // and goes, before anyone reads.
+                sleep(Duration::from_millis(20)).await;
+                let mut buf = [0; 4];
+                let first = before_the_backstop(&same_loop, reader.read(&mut buf))
+                    .await
+                    .map(|n| buf[..n.unwrap()].to_vec());
+                let second = before_the_backstop(&same_loop, reader.read(&mut buf))
+                    .await
+                    .map(|n| buf[..n.unwrap()].to_vec());
+                drop(writer);
+                (first, second)
+            })
+            .unwrap();
+        let say = |which| {
+            format!(
+                "the {which} read waited for readiness though bytes were already \
+                 waiting: no new edge will come for them. Try the read first, \
+                 and wait only once it says WouldBlock"
+            )
+        };
+        assert_eq!(first.unwrap_or_else(|| panic!("{}", say("first"))), b"all ");
+        assert_eq!(
+            second.unwrap_or_else(|| panic!("{}", say("second"))),
+            b"at o"
+        );
     });
 }
 

@@ -41,6 +41,56 @@ fn is_cancelled<T>(outcome: &Result<T, JoinError>) -> bool {
     matches!(outcome, Err(JoinError::Cancelled))
 }
 
+/// How many tasks are not done: the loop's `Debug` output counts them.
+fn tasks_on(lp: &EventLoop) -> usize {
+    let debug = format!("{lp:?}");
+    let count = debug
+        .split("tasks: ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .unwrap_or_else(|| panic!("no task count in {debug}"));
+    count.parse().expect("a number")
+}
+
+#[test]
+fn a_task_cancelled_while_it_waits_is_dropped_at_the_loops_next_turn() {
+    within(HANG_LIMIT, || {
+        let (guard, drops) = DropCount::new();
+        let (child, polls) = counted(suspended(guard));
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let (drops_then, tasks_then) = lp
+            .block_on(async move {
+                let child = spawn(child);
+                yield_now().await; // the child runs, and suspends
+                assert!(child.cancel(), "the child had not ended");
+                yield_now().await; // the loop's next turn
+                // Not awaiting the child: were it never dropped, this would
+                // wait for ever.
+                (drops.get(), tasks_on(&same_loop))
+            })
+            .unwrap();
+        assert_eq!(
+            polls.get(),
+            1,
+            "a task cancelled while it waited was polled again: the loop drops \
+             a cancelled task instead of polling it"
+        );
+        assert_eq!(
+            drops_then, 1,
+            "a task cancelled while it waited was not dropped by the loop's next \
+             turn: cancel marks the task and wakes it, so that the loop comes \
+             to it and drops it"
+        );
+        assert_eq!(
+            tasks_then, 1,
+            "the cancelled task was dropped, but {tasks_then} tasks are left in \
+             the table where only the main task should be: a dropped task \
+             leaves the table"
+        );
+    });
+}
+
 #[test]
 fn a_suspended_task_is_dropped_once_and_its_joiner_sees_cancelled() {
     within(HANG_LIMIT, || {
