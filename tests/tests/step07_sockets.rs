@@ -511,16 +511,18 @@ fn tokens_are_never_handed_out_twice() {
 
 #[test]
 fn sockets_outliving_their_loop_close_without_panicking() {
-    let lp = new_loop();
-    let (one, other) = lp.block_on(async { socket_pair() }).unwrap().unwrap();
-    let listener = lp
-        .block_on(async { TcpListener::bind(any_port()) })
-        .unwrap()
-        .unwrap();
-    drop(other); // the loop is alive: this one deregisters
-    assert_eq!(registered_sockets(&lp), 2);
-    drop(lp);
-    drop((one, listener)); // the loop is gone: nothing to deregister from
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let (one, other) = lp.block_on(async { socket_pair() }).unwrap().unwrap();
+        let listener = lp
+            .block_on(async { TcpListener::bind(any_port()) })
+            .unwrap()
+            .unwrap();
+        drop(other); // the loop is alive: this one deregisters
+        assert_eq!(registered_sockets(&lp), 2);
+        drop(lp);
+        drop((one, listener)); // the loop is gone: nothing to deregister from
+    });
 }
 
 #[test]
