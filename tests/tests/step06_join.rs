@@ -2,7 +2,7 @@
 //! whichever of them gets there first, and a dropped handle detaches.
 
 use std::cell::{Cell, RefCell};
-use std::future;
+use std::future::{self, Future};
 use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -32,10 +32,43 @@ impl Wake for CountingWaker {
     }
 }
 
-/// How long the test's backstop waits before it wakes a parent that the
-/// child's end should have woken long before: the test then fails, rather
-/// than hangs, and says what happened.
-const BACKSTOP: Duration = Duration::from_secs(1);
+/// How long a test's backstop lets one wait last before it wakes a task
+/// that a child should have woken long before: far more than any wait here
+/// takes, even on a loaded machine.
+const BACKSTOP: Duration = Duration::from_secs(2);
+
+/// Runs `work` until it is done, or until one of its waits has lasted
+/// `BACKSTOP`: then gives up on it and says so with `None`. A wake-up that
+/// never comes then fails the test with a message, rather than hanging it.
+async fn before_the_backstop<T>(
+    lp: &EventLoop,
+    work: impl Future<Output = T>,
+) -> Option<T> {
+    let mut work = pin!(work);
+    // Counts the waits; a backstop fires only if its wait is the latest.
+    let waits = Rc::new(Cell::new(0_u64));
+    let fired = Rc::new(Cell::new(false));
+    future::poll_fn(|cx| {
+        if let Poll::Ready(value) = work.as_mut().poll(cx) {
+            return Poll::Ready(Some(value));
+        }
+        if fired.get() {
+            return Poll::Ready(None);
+        }
+        let wait = waits.get() + 1;
+        waits.set(wait);
+        let (waits, fired, waker) =
+            (Rc::clone(&waits), Rc::clone(&fired), cx.waker().clone());
+        lp.call_later(BACKSTOP, move |_| {
+            if waits.get() == wait {
+                fired.set(true);
+                waker.wake();
+            }
+        });
+        Poll::Pending
+    })
+    .await
+}
 
 #[test]
 fn awaiting_a_handle_gives_what_the_child_returned() {
@@ -113,7 +146,9 @@ fn a_child_that_ends_while_its_parent_waits_wakes_the_parent() {
     within(HANG_LIMIT, || {
         let log = Rc::new(RefCell::new(Vec::new()));
         let parent_log = Rc::clone(&log);
-        new_loop()
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let joined = lp
             .block_on(async move {
                 let child_log = Rc::clone(&parent_log);
                 let child = spawn(async move {
@@ -123,10 +158,19 @@ fn a_child_that_ends_while_its_parent_waits_wakes_the_parent() {
                     }
                 });
                 parent_log.borrow_mut().push("parent joins");
-                child.await.unwrap();
+                let joined = before_the_backstop(&same_loop, child).await;
                 parent_log.borrow_mut().push("parent after join");
+                joined
             })
             .unwrap();
+        let Some(outcome) = joined else {
+            panic!(
+                "the child ended, but its parent, waiting on its handle, was not \
+                 woken in {BACKSTOP:?}: when a task ends, its reporter wakes the \
+                 task waiting on its handle"
+            );
+        };
+        outcome.unwrap();
         assert_eq!(
             *log.borrow(),
             [
@@ -147,7 +191,7 @@ fn the_end_of_a_child_wakes_the_task_that_polled_its_handle_last() {
         let same_loop = Rc::clone(&lp);
         let first = Arc::new(CountingWaker::default());
         let first_woken = Arc::clone(&first);
-        let (value, fired_before_resuming) = lp
+        let joined = lp
             .block_on(async move {
                 let mut child = pin!(spawn(async {
                     for _ in 0..3 {
@@ -160,39 +204,24 @@ fn the_end_of_a_child_wakes_the_task_that_polled_its_handle_last() {
                 let first_waker = Waker::from(first);
                 let mut first_cx = Context::from_waker(&first_waker);
                 assert!(child.as_mut().poll(&mut first_cx).is_pending());
-                // Now this task awaits it, with a backstop in case the
-                // child's end wakes no one, or the wrong waker.
-                let fired = Rc::new(Cell::new(false));
-                let mut backstop_set = false;
-                let value = future::poll_fn(|cx| {
-                    if !backstop_set {
-                        backstop_set = true;
-                        let waker = cx.waker().clone();
-                        let fired = Rc::clone(&fired);
-                        same_loop.call_later(BACKSTOP, move |_| {
-                            fired.set(true);
-                            waker.wake();
-                        });
-                    }
-                    child.as_mut().poll(cx)
-                })
-                .await;
-                (value, fired.get())
+                // Now this task awaits it.
+                before_the_backstop(&same_loop, child).await
             })
             .unwrap();
-        assert_eq!(value.unwrap(), "from the child");
+        let woke_first = first_woken.0.load(Ordering::SeqCst);
         assert_eq!(
-            first_woken.0.load(Ordering::SeqCst),
-            0,
-            "the child's end woke the waker of the handle's first poll, not \
-             the latest: a handle polled again keeps the new waker"
+            woke_first, 0,
+            "the child's end woke the waker of the handle's first poll, not the \
+             latest: a handle polled again keeps the new waker"
         );
-        assert!(
-            !fired_before_resuming,
-            "the child ended, but its parent was woken only by the test's \
-             backstop, {BACKSTOP:?} later: the child's end must wake the task \
-             waiting on its handle"
-        );
+        let Some(outcome) = joined else {
+            panic!(
+                "the child ended, but the task waiting on its handle was not \
+                 woken in {BACKSTOP:?}: the child's end wakes the waker the \
+                 handle's latest poll left"
+            );
+        };
+        assert_eq!(outcome.unwrap(), "from the child");
     });
 }
 
