@@ -49,11 +49,12 @@ async fn before_the_backstop<T>(
     let waits = Rc::new(Cell::new(0_u64));
     let fired = Rc::new(Cell::new(false));
     future::poll_fn(|cx| {
-        if let Poll::Ready(value) = work.as_mut().poll(cx) {
-            return Poll::Ready(Some(value));
-        }
+        // Checked first: a backstop's wake-up may well let `work` finish.
         if fired.get() {
             return Poll::Ready(None);
+        }
+        if let Poll::Ready(value) = work.as_mut().poll(cx) {
+            return Poll::Ready(Some(value));
         }
         let wait = waits.get() + 1;
         waits.set(wait);

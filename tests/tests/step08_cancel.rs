@@ -60,11 +60,12 @@ async fn before_the_backstop<T>(
     let waits = Rc::new(Cell::new(0_u64));
     let fired = Rc::new(Cell::new(false));
     future::poll_fn(|cx| {
-        if let Poll::Ready(value) = work.as_mut().poll(cx) {
-            return Poll::Ready(Some(value));
-        }
+        // Checked first: a backstop's wake-up may well let `work` finish.
         if fired.get() {
             return Poll::Ready(None);
+        }
+        if let Poll::Ready(value) = work.as_mut().poll(cx) {
+            return Poll::Ready(Some(value));
         }
         let wait = waits.get() + 1;
         waits.set(wait);
@@ -114,8 +115,9 @@ fn a_task_cancelled_while_it_waits_is_dropped_at_the_loops_next_turn() {
         assert_eq!(
             polls.get(),
             1,
-            "a task cancelled while it waited was polled again: the loop drops \
-             a cancelled task instead of polling it"
+            "a task cancelled while it waited was polled again, not dropped: \
+             cancel marks the task cancelled, and the loop drops a task so \
+             marked instead of polling it"
         );
         assert_eq!(
             drops_then, 1,
