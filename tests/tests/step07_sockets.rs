@@ -109,10 +109,22 @@ fn connecting_where_no_one_listens_is_refused() {
         .and_then(|listener| listener.local_addr())
         .expect("a free port");
     within(HANG_LIMIT, move || {
-        let outcome = new_loop()
-            .block_on(async move { TcpStream::connect(addr).await.map(drop) })
-            .unwrap();
-        let err = outcome.expect_err("no one listens there");
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let outcome = lp
+            .block_on(async move {
+                let connect = TcpStream::connect(addr);
+                before_the_backstop(&same_loop, connect).await
+            })
+            .unwrap()
+            .unwrap_or_else(|| {
+                panic!(
+                    "a connect to a port where no one listens never ended: only \
+                     WouldBlock means wait; any other error (here \
+                     ConnectionRefused) is the operation's outcome"
+                )
+            });
+        let err = outcome.map(drop).expect_err("no one listens there");
         assert_eq!(err.kind(), ErrorKind::ConnectionRefused, "{err}");
     });
 }
@@ -221,7 +233,14 @@ fn a_read_that_waits_is_woken_when_its_bytes_come() {
                  readiness wakes it"
             )
         });
-        assert_eq!(bytes, b"late");
+        assert_eq!(
+            bytes,
+            b"late",
+            "a read that found no bytes yet returned {} bytes instead of waiting \
+             for them: WouldBlock means wait, and only 0 bytes read means the \
+             peer has closed",
+            bytes.len()
+        );
     });
 }
 
