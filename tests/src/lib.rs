@@ -280,7 +280,12 @@ impl<F: Future> Future for Counted<F> {
     type Output = F::Output;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        assert!(!self.completed, "a future was polled after it completed");
+        assert!(
+            !self.completed,
+            "a task was polled again after it returned Ready (poll {}): a task \
+             that is done leaves the loop's table and is never polled again",
+            self.polls.get() + 1
+        );
         self.polls.set(self.polls.get() + 1);
         let poll = self.future.as_mut().poll(cx);
         self.completed = poll.is_ready();

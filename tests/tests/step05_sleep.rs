@@ -2,14 +2,17 @@
 //! claims of the demo, and a loop that waits without burning CPU.
 
 use std::cell::RefCell;
-use std::pin::Pin;
+use std::future;
+use std::pin::{Pin, pin};
 use std::rc::Rc;
-use std::task::{Context, Waker};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use cpu_time::ThreadTime;
 use step05::{EventLoop, sleep, sleep_until, yield_now};
-use workshop_tests::{HANG_LIMIT, within};
+use workshop_tests::{HANG_LIMIT, counted, within};
 
 fn new_loop() -> Rc<EventLoop> {
     Rc::new(EventLoop::new().expect("a new poller"))
@@ -17,6 +20,40 @@ fn new_loop() -> Rc<EventLoop> {
 
 fn secs(seconds: f64) -> Duration {
     Duration::from_secs_f64(seconds)
+}
+
+const AN_HOUR: Duration = Duration::from_secs(3600);
+
+/// How many timers wait on the loop: its `Debug` output counts them.
+fn timers_on(lp: &EventLoop) -> usize {
+    let debug = format!("{lp:?}");
+    let count = debug
+        .split("timers: ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .unwrap_or_else(|| panic!("no timer count in {debug}"));
+    count.parse().expect("a number")
+}
+
+/// A waker that only counts its wake-ups: a stand-in for a task that
+/// polled a future once and went away.
+#[derive(Default)]
+struct CountingWaker(AtomicU32);
+
+impl CountingWaker {
+    fn wake_ups(&self) -> u32 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+impl Wake for CountingWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
 }
 
 #[test]
@@ -106,5 +143,90 @@ fn yield_now_says_not_yet_exactly_once() {
         let mut cx = Context::from_waker(Waker::noop());
         assert!(Pin::new(&mut future).poll(&mut cx).is_pending());
         assert!(Pin::new(&mut future).poll(&mut cx).is_ready());
+    });
+}
+
+#[test]
+fn a_sleeping_task_is_polled_once_to_wait_and_once_to_go_on() {
+    within(HANG_LIMIT, || {
+        let (nap, polls) = counted(sleep(secs(0.05)));
+        new_loop().block_on(nap).unwrap();
+        assert_eq!(
+            polls.get(),
+            2,
+            "a task that slept 0.05 s was polled {} times: the first poll arms \
+             the timer and says Pending, and only the timer wakes it, once",
+            polls.get()
+        );
+    });
+}
+
+#[test]
+fn a_sleep_polled_again_and_again_arms_one_timer() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let timers = lp
+            .block_on(async move {
+                let mut nap = pin!(sleep(AN_HOUR));
+                for _ in 0..5 {
+                    // One poll of the sleep, as a spurious wake-up of the
+                    // task awaiting it would cause.
+                    let poll =
+                        future::poll_fn(|cx| Poll::Ready(nap.as_mut().poll(cx)))
+                            .await;
+                    assert!(poll.is_pending(), "an hour's sleep was over at once");
+                    yield_now().await;
+                }
+                timers_on(&same_loop)
+            })
+            .unwrap();
+        assert_eq!(
+            timers, 1,
+            "the sleep armed {timers} timers for one sleep polled 5 times: arm \
+             it once, on the first poll; later polls only hand the timer the \
+             new waker"
+        );
+    });
+}
+
+#[test]
+fn a_sleep_polled_again_wakes_the_waker_of_its_latest_poll() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let first = Arc::new(CountingWaker::default());
+        let first_woken = Arc::clone(&first);
+        let started = Instant::now();
+        lp.block_on(async move {
+            let mut nap = pin!(sleep(secs(0.02)));
+            // The first poll comes from elsewhere: another task, say, that
+            // polled the sleep once and handed it on.
+            let first_waker = Waker::from(first);
+            let mut first_cx = Context::from_waker(&first_waker);
+            assert!(nap.as_mut().poll(&mut first_cx).is_pending());
+            // Now this task awaits it. Should its timer wake the first waker
+            // instead, a late timer of the test's own wakes this task after
+            // a second, so that the test fails rather than hangs.
+            let mut backstop_set = false;
+            future::poll_fn(|cx| {
+                if !backstop_set {
+                    backstop_set = true;
+                    let waker = cx.waker().clone();
+                    same_loop.call_later(secs(1.0), move |_| waker.wake());
+                }
+                nap.as_mut().poll(cx)
+            })
+            .await;
+        })
+        .unwrap();
+        assert_eq!(
+            first_woken.wake_ups(),
+            0,
+            "the sleep woke the waker of its first poll, not the latest: the \
+             task awaiting it now was woken only by the test's backstop, after \
+             {:?}",
+            started.elapsed()
+        );
     });
 }

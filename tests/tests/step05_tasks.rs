@@ -6,10 +6,27 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use step05::{EventLoop, sleep, yield_now};
-use workshop_tests::{DropFlag, HANG_LIMIT, within};
+use workshop_tests::{DropFlag, HANG_LIMIT, counted, within};
 
 fn new_loop() -> Rc<EventLoop> {
     Rc::new(EventLoop::new().expect("a new poller"))
+}
+
+/// Turns the loop exactly once: `block_on` spawns its future, which is
+/// done at its first poll, at the end of the first turn.
+fn one_turn(lp: &Rc<EventLoop>) {
+    lp.block_on(async {}).unwrap();
+}
+
+/// How many tasks are not done: the loop's `Debug` output counts them.
+fn tasks_on(lp: &EventLoop) -> usize {
+    let debug = format!("{lp:?}");
+    let count = debug
+        .split("tasks: ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .unwrap_or_else(|| panic!("no task count in {debug}"));
+    count.parse().expect("a number")
 }
 
 #[test]
@@ -50,6 +67,49 @@ fn tasks_take_turns_in_the_order_they_were_spawned() {
             "a0 b0 c0 a1 b1 c1 a2 b2 c2",
             "each yield lets every other ready task run once"
         );
+    });
+}
+
+#[test]
+fn a_task_that_yields_is_polled_once_a_turn_and_leaves_the_table_when_done() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let (flag, dropped) = DropFlag::new();
+        let (task, polls) = counted(async move {
+            let _flag = flag;
+            for _ in 0..3 {
+                yield_now().await;
+            }
+        });
+        lp.spawn(task);
+        for turn in 1..=3 {
+            one_turn(&lp);
+            assert_eq!(
+                polls.get(),
+                turn,
+                "after {turn} turns a task that yields (and so wakes itself) \
+                 had been polled {} times: the loop polls a woken task once a \
+                 turn, and a wake-up that comes during its poll queues the next",
+                polls.get()
+            );
+            assert!(
+                !dropped.get(),
+                "the task was dropped after poll {turn} returned Pending: a \
+                 pending task goes back in the table, to be polled when woken"
+            );
+        }
+        one_turn(&lp); // the fourth poll: the task returns Ready
+        assert_eq!(polls.get(), 4);
+        assert!(dropped.get(), "the task was not dropped when it was done");
+        assert_eq!(
+            tasks_on(&lp),
+            0,
+            "a task that returned Ready is still in the task table: it leaves \
+             the table when it is done"
+        );
+        for _ in 0..3 {
+            one_turn(&lp); // `counted` fails if it is polled again
+        }
     });
 }
 

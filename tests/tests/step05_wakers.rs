@@ -58,6 +58,42 @@ fn a_task_woken_twice_before_it_runs_is_polled_once() {
 }
 
 #[test]
+fn run_polls_every_woken_task_once_a_turn_until_none_is_woken() {
+    // `run`, not `block_on`: a wake-up that is never written down leaves
+    // `run` with nothing to do, and it returns, where `block_on` would wait
+    // for ever for its own task.
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let (first, first_polls) = counted(yield_times(2));
+        let (second, second_polls) = counted(yield_times(2));
+        lp.spawn(first);
+        lp.spawn(second);
+        lp.run().unwrap();
+        let polls = (first_polls.get(), second_polls.get());
+        let what = match polls {
+            (0, 0) => {
+                "no task was ever polled: spawn wakes its task, and the wake-up \
+                 that finds a task not yet queued writes its id down"
+            }
+            (_, 0) => {
+                "the second woken task was never polled: a turn polls every \
+                 task woken since the last"
+            }
+            _ => {
+                "a task that yields wakes itself during its poll: that wake-up \
+                 queues one more poll, on the next turn"
+            }
+        };
+        assert_eq!(
+            polls,
+            (3, 3),
+            "two tasks that yield twice each were polled {polls:?} times by \
+             run: {what}"
+        );
+    });
+}
+
+#[test]
 fn a_task_that_wakes_itself_while_polled_is_polled_again() {
     let polls = within(Duration::from_secs(5), || {
         let (task, polls) = counted(future::poll_fn(|cx| {

@@ -2,9 +2,12 @@
 //! whichever of them gets there first, and a dropped handle detaches.
 
 use std::cell::{Cell, RefCell};
-use std::pin::Pin;
+use std::future::{self, Future};
+use std::pin::{Pin, pin};
 use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use step06::{EventLoop, sleep, spawn, yield_now};
@@ -12,6 +15,60 @@ use workshop_tests::{HANG_LIMIT, counted, within};
 
 fn new_loop() -> Rc<EventLoop> {
     Rc::new(EventLoop::new().expect("a new poller"))
+}
+
+/// A waker that only counts its wake-ups: a stand-in for a task that
+/// polled a handle once and went away.
+#[derive(Default)]
+struct CountingWaker(AtomicU32);
+
+impl Wake for CountingWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// How long a test's backstop lets one wait last before it wakes a task
+/// that a child should have woken long before: far more than any wait here
+/// takes, even on a loaded machine.
+const BACKSTOP: Duration = Duration::from_secs(2);
+
+/// Runs `work` until it is done, or until one of its waits has lasted
+/// `BACKSTOP`: then gives up on it and says so with `None`. A wake-up that
+/// never comes then fails the test with a message, rather than hanging it.
+async fn before_the_backstop<T>(
+    lp: &EventLoop,
+    work: impl Future<Output = T>,
+) -> Option<T> {
+    let mut work = pin!(work);
+    // Counts the waits; a backstop fires only if its wait is the latest.
+    let waits = Rc::new(Cell::new(0_u64));
+    let fired = Rc::new(Cell::new(false));
+    future::poll_fn(|cx| {
+        // Checked first: a backstop's wake-up may well let `work` finish.
+        if fired.get() {
+            return Poll::Ready(None);
+        }
+        if let Poll::Ready(value) = work.as_mut().poll(cx) {
+            return Poll::Ready(Some(value));
+        }
+        let wait = waits.get() + 1;
+        waits.set(wait);
+        let (waits, fired, waker) =
+            (Rc::clone(&waits), Rc::clone(&fired), cx.waker().clone());
+        lp.call_later(BACKSTOP, move |_| {
+            if waits.get() == wait {
+                fired.set(true);
+                waker.wake();
+            }
+        });
+        Poll::Pending
+    })
+    .await
 }
 
 #[test]
@@ -90,7 +147,9 @@ fn a_child_that_ends_while_its_parent_waits_wakes_the_parent() {
     within(HANG_LIMIT, || {
         let log = Rc::new(RefCell::new(Vec::new()));
         let parent_log = Rc::clone(&log);
-        new_loop()
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let joined = lp
             .block_on(async move {
                 let child_log = Rc::clone(&parent_log);
                 let child = spawn(async move {
@@ -100,10 +159,19 @@ fn a_child_that_ends_while_its_parent_waits_wakes_the_parent() {
                     }
                 });
                 parent_log.borrow_mut().push("parent joins");
-                child.await.unwrap();
+                let joined = before_the_backstop(&same_loop, child).await;
                 parent_log.borrow_mut().push("parent after join");
+                joined
             })
             .unwrap();
+        let Some(outcome) = joined else {
+            panic!(
+                "the child ended, but its parent, waiting on its handle, was not \
+                 woken in {BACKSTOP:?}: when a task ends, its reporter wakes the \
+                 task waiting on its handle"
+            );
+        };
+        outcome.unwrap();
         assert_eq!(
             *log.borrow(),
             [
@@ -114,6 +182,47 @@ fn a_child_that_ends_while_its_parent_waits_wakes_the_parent() {
                 "parent after join"
             ]
         );
+    });
+}
+
+#[test]
+fn the_end_of_a_child_wakes_the_task_that_polled_its_handle_last() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let first = Arc::new(CountingWaker::default());
+        let first_woken = Arc::clone(&first);
+        let joined = lp
+            .block_on(async move {
+                let mut child = pin!(spawn(async {
+                    for _ in 0..3 {
+                        yield_now().await;
+                    }
+                    "from the child"
+                }));
+                // The first poll of the handle comes from elsewhere: another
+                // task, say, that gave up waiting and handed the handle on.
+                let first_waker = Waker::from(first);
+                let mut first_cx = Context::from_waker(&first_waker);
+                assert!(child.as_mut().poll(&mut first_cx).is_pending());
+                // Now this task awaits it.
+                before_the_backstop(&same_loop, child).await
+            })
+            .unwrap();
+        let woke_first = first_woken.0.load(Ordering::SeqCst);
+        assert_eq!(
+            woke_first, 0,
+            "the child's end woke the waker of the handle's first poll, not the \
+             latest: a handle polled again keeps the new waker"
+        );
+        let Some(outcome) = joined else {
+            panic!(
+                "the child ended, but the task waiting on its handle was not \
+                 woken in {BACKSTOP:?}: the child's end wakes the waker the \
+                 handle's latest poll left"
+            );
+        };
+        assert_eq!(outcome.unwrap(), "from the child");
     });
 }
 

@@ -2,6 +2,8 @@
 //! the loop and every other task carry on.
 
 use std::cell::RefCell;
+use std::future;
+use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -108,5 +110,47 @@ fn a_panic_in_the_main_task_comes_out_of_block_on() {
             yield_now().await;
             panic!("the main task gave up");
         });
+    });
+}
+
+/// Panics when dropped, as a careless destructor might.
+struct PanicsWhenDropped;
+
+impl Drop for PanicsWhenDropped {
+    fn drop(&mut self) {
+        panic!("the cleanup failed");
+    }
+}
+
+#[test]
+fn a_destructor_that_panics_as_block_on_drops_its_task_is_that_tasks_panic() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let teardown = panic::catch_unwind(AssertUnwindSafe(|| {
+            lp.block_on(async {
+                let child = spawn(async {
+                    let _guard = PanicsWhenDropped;
+                    future::pending::<()>().await;
+                });
+                yield_now().await; // the child takes its guard, and waits
+                Some(child) // block_on's end drops the child, unfinished
+            })
+        }));
+        let Ok(child) = teardown else {
+            panic!(
+                "a destructor's panic, as block_on dropped the task that owned \
+                 it, came out of block_on: it belongs to that task, as a panic \
+                 in its poll does, and goes to its joiner"
+            );
+        };
+        let child = child.unwrap().expect("the handle was returned");
+        let outcome = lp.block_on(child).unwrap();
+        let message = outcome.as_ref().err().and_then(JoinError::panic_message);
+        assert_eq!(
+            message,
+            Some("the cleanup failed"),
+            "the joiner of a task whose destructor panicked got {outcome:?}"
+        );
+        assert_eq!(lp.block_on(async { 5 }).unwrap(), 5, "the loop goes on");
     });
 }

@@ -3,7 +3,7 @@
 //! socket that is not its own; what one readiness edge announces is read
 //! whole; partial writes add up; a failed connect says why.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::future::{self, Future};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr};
@@ -44,6 +44,45 @@ fn patterned(len: usize) -> Vec<u8> {
     (0..251_u8).cycle().take(len).collect()
 }
 
+/// How long a test's backstop lets one wait last before it wakes a task
+/// that its socket should have woken long before: far more than any wait here
+/// takes, even on a loaded machine.
+const BACKSTOP: Duration = Duration::from_secs(2);
+
+/// Runs `work` until it is done, or until one of its waits has lasted
+/// `BACKSTOP`: then gives up on it and says so with `None`. A wake-up that
+/// never comes then fails the test with a message, rather than hanging it.
+async fn before_the_backstop<T>(
+    lp: &EventLoop,
+    work: impl Future<Output = T>,
+) -> Option<T> {
+    let mut work = pin!(work);
+    // Counts the waits; a backstop fires only if its wait is the latest.
+    let waits = Rc::new(Cell::new(0_u64));
+    let fired = Rc::new(Cell::new(false));
+    future::poll_fn(|cx| {
+        // Checked first: a backstop's wake-up may well let `work` finish.
+        if fired.get() {
+            return Poll::Ready(None);
+        }
+        if let Poll::Ready(value) = work.as_mut().poll(cx) {
+            return Poll::Ready(Some(value));
+        }
+        let wait = waits.get() + 1;
+        waits.set(wait);
+        let (waits, fired, waker) =
+            (Rc::clone(&waits), Rc::clone(&fired), cx.waker().clone());
+        lp.call_later(BACKSTOP, move |_| {
+            if waits.get() == wait {
+                fired.set(true);
+                waker.wake();
+            }
+        });
+        Poll::Pending
+    })
+    .await
+}
+
 #[test]
 fn socket_pair_carries_hello_world_from_one_end_to_the_other() {
     within(HANG_LIMIT, || {
@@ -70,10 +109,22 @@ fn connecting_where_no_one_listens_is_refused() {
         .and_then(|listener| listener.local_addr())
         .expect("a free port");
     within(HANG_LIMIT, move || {
-        let outcome = new_loop()
-            .block_on(async move { TcpStream::connect(addr).await.map(drop) })
-            .unwrap();
-        let err = outcome.expect_err("no one listens there");
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let outcome = lp
+            .block_on(async move {
+                let connect = TcpStream::connect(addr);
+                before_the_backstop(&same_loop, connect).await
+            })
+            .unwrap()
+            .unwrap_or_else(|| {
+                panic!(
+                    "a connect to a port where no one listens never ended: only \
+                     WouldBlock means wait; any other error (here \
+                     ConnectionRefused) is the operation's outcome"
+                )
+            });
+        let err = outcome.map(drop).expect_err("no one listens there");
         assert_eq!(err.kind(), ErrorKind::ConnectionRefused, "{err}");
     });
 }
@@ -108,8 +159,10 @@ fn connect_and_accept_meet_and_know_each_others_addresses() {
 fn write_all_to_a_slow_reader_sends_every_byte_in_order() {
     const TOTAL: usize = 8 << 20;
     within(HANG_LIMIT, || {
-        let (received, write_polls) = new_loop()
-            .block_on(async {
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let (received, write_polls) = lp
+            .block_on(async move {
                 let (mut writer, mut reader) = socket_pair().unwrap();
                 // Reads in small bites with pauses: the writer's buffers fill
                 // again and again, and each write takes only what fits.
@@ -126,10 +179,23 @@ fn write_all_to_a_slow_reader_sends_every_byte_in_order() {
                 });
                 let data = patterned(TOTAL);
                 let (writing, polls) = counted(writer.write_all(&data));
-                writing.await.unwrap();
-                (reading.await.unwrap(), polls.get())
+                let Some(written) = before_the_backstop(&same_loop, writing).await
+                else {
+                    return None; // a write waited for room, and was never woken
+                };
+                written.unwrap();
+                Some((reading.await.unwrap(), polls.get()))
             })
-            .unwrap();
+            .unwrap()
+            .unwrap_or_else(|| {
+                panic!(
+                    "a write said WouldBlock, and the reader went on reading, but \
+                     the writing task was not woken in {BACKSTOP:?}: after \
+                     WouldBlock, leave the task's waker with the loop for the \
+                     direction it waits in (write_wait when writing), so that \
+                     room in the send buffer wakes it"
+                )
+            });
         assert!(
             write_polls > 1,
             "the send buffer never filled; the test proves nothing"
@@ -139,11 +205,53 @@ fn write_all_to_a_slow_reader_sends_every_byte_in_order() {
 }
 
 #[test]
+fn a_read_that_waits_is_woken_when_its_bytes_come() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let read = lp
+            .block_on(async move {
+                let (mut writer, mut reader) = socket_pair().unwrap();
+                let writing = spawn(async move {
+                    sleep(Duration::from_millis(20)).await;
+                    writer.write_all(b"late").await.unwrap();
+                    writer // kept open: no end-of-stream edge either
+                });
+                let mut buf = [0; 16];
+                let read = before_the_backstop(&same_loop, reader.read(&mut buf))
+                    .await
+                    .map(|n| buf[..n.unwrap()].to_vec());
+                drop(writing.await.unwrap());
+                read
+            })
+            .unwrap();
+        let bytes = read.unwrap_or_else(|| {
+            panic!(
+                "a read said WouldBlock, and its bytes came 20 ms later, but its \
+                 task was not woken in {BACKSTOP:?}: after WouldBlock, leave the \
+                 task's waker with the loop (read_wait), so that the socket's \
+                 readiness wakes it"
+            )
+        });
+        assert_eq!(
+            bytes,
+            b"late",
+            "a read that found no bytes yet returned {} bytes instead of waiting \
+             for them: WouldBlock means wait, and only 0 bytes read means the \
+             peer has closed",
+            bytes.len()
+        );
+    });
+}
+
+#[test]
 fn a_burst_that_came_under_one_readiness_edge_is_read_whole() {
     const BURST: usize = 64 << 10;
     within(HANG_LIMIT, || {
         let (sent, keep_open) = mpsc::channel::<()>();
-        let received = new_loop()
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let received = lp
             .block_on(async move {
                 let mut listener = TcpListener::bind(any_port()).unwrap();
                 let addr = listener.local_addr().unwrap();
@@ -160,14 +268,25 @@ fn a_burst_that_came_under_one_readiness_edge_is_read_whole() {
                 let mut received = Vec::new();
                 let mut chunk = [0; 1000];
                 while received.len() < BURST {
-                    let n = stream.read(&mut chunk).await.unwrap();
-                    received.extend_from_slice(&chunk[..n]);
+                    let read = stream.read(&mut chunk);
+                    let Some(n) = before_the_backstop(&same_loop, read).await else {
+                        break; // waited for an edge that will not come
+                    };
+                    received.extend_from_slice(&chunk[..n.unwrap()]);
                 }
                 drop(sent);
                 peer.join().unwrap();
                 received
             })
             .unwrap();
+        assert!(
+            received.len() == BURST,
+            "a burst of {BURST} bytes came under one readiness edge, and the \
+             reads stopped after {} bytes, waiting for another edge: a read \
+             takes what it can without waiting, and waits only once the OS says \
+             WouldBlock",
+            received.len()
+        );
         assert!(received == patterned(BURST), "the bytes differ");
     });
 }
@@ -363,16 +482,18 @@ fn tokens_are_never_handed_out_twice() {
 
 #[test]
 fn sockets_outliving_their_loop_close_without_panicking() {
-    let lp = new_loop();
-    let (one, other) = lp.block_on(async { socket_pair() }).unwrap().unwrap();
-    let listener = lp
-        .block_on(async { TcpListener::bind(any_port()) })
-        .unwrap()
-        .unwrap();
-    drop(other); // the loop is alive: this one deregisters
-    assert_eq!(registered_sockets(&lp), 2);
-    drop(lp);
-    drop((one, listener)); // the loop is gone: nothing to deregister from
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let (one, other) = lp.block_on(async { socket_pair() }).unwrap().unwrap();
+        let listener = lp
+            .block_on(async { TcpListener::bind(any_port()) })
+            .unwrap()
+            .unwrap();
+        drop(other); // the loop is alive: this one deregisters
+        assert_eq!(registered_sockets(&lp), 2);
+        drop(lp);
+        drop((one, listener)); // the loop is gone: nothing to deregister from
+    });
 }
 
 #[test]

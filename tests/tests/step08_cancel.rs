@@ -3,8 +3,10 @@
 //! `Cancelled`; a finished task's value survives a late cancel.
 
 use std::cell::{Cell, RefCell};
-use std::future;
+use std::future::{self, Future};
+use std::pin::pin;
 use std::rc::Rc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use step08::{EventLoop, JoinError, JoinHandle, sleep_until, spawn, yield_now};
@@ -41,20 +43,123 @@ fn is_cancelled<T>(outcome: &Result<T, JoinError>) -> bool {
     matches!(outcome, Err(JoinError::Cancelled))
 }
 
+/// How long a test's backstop lets one wait last before it wakes a task
+/// that a cancel should have ended long before: far more than any wait
+/// here takes, even on a loaded machine.
+const BACKSTOP: Duration = Duration::from_secs(2);
+
+/// Runs `work` until it is done, or until one of its waits has lasted
+/// `BACKSTOP`: then gives up on it and says so with `None`. A wake-up that
+/// never comes then fails the test with a message, rather than hanging it.
+async fn before_the_backstop<T>(
+    lp: &EventLoop,
+    work: impl Future<Output = T>,
+) -> Option<T> {
+    let mut work = pin!(work);
+    // Counts the waits; a backstop fires only if its wait is the latest.
+    let waits = Rc::new(Cell::new(0_u64));
+    let fired = Rc::new(Cell::new(false));
+    future::poll_fn(|cx| {
+        // Checked first: a backstop's wake-up may well let `work` finish.
+        if fired.get() {
+            return Poll::Ready(None);
+        }
+        if let Poll::Ready(value) = work.as_mut().poll(cx) {
+            return Poll::Ready(Some(value));
+        }
+        let wait = waits.get() + 1;
+        waits.set(wait);
+        let (waits, fired, waker) =
+            (Rc::clone(&waits), Rc::clone(&fired), cx.waker().clone());
+        // The handle is dropped: the backstop stays set.
+        drop(lp.call_later(BACKSTOP, move |_| {
+            if waits.get() == wait {
+                fired.set(true);
+                waker.wake();
+            }
+        }));
+        Poll::Pending
+    })
+    .await
+}
+
+/// How many tasks are not done: the loop's `Debug` output counts them.
+fn tasks_on(lp: &EventLoop) -> usize {
+    let debug = format!("{lp:?}");
+    let count = debug
+        .split("tasks: ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .unwrap_or_else(|| panic!("no task count in {debug}"));
+    count.parse().expect("a number")
+}
+
+#[test]
+fn a_task_cancelled_while_it_waits_is_dropped_at_the_loops_next_turn() {
+    within(HANG_LIMIT, || {
+        let (guard, drops) = DropCount::new();
+        let (child, polls) = counted(suspended(guard));
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let (drops_then, tasks_then) = lp
+            .block_on(async move {
+                let child = spawn(child);
+                yield_now().await; // the child runs, and suspends
+                assert!(child.cancel(), "the child had not ended");
+                yield_now().await; // the loop's next turn
+                // Not awaiting the child: were it never dropped, this would
+                // wait for ever.
+                (drops.get(), tasks_on(&same_loop))
+            })
+            .unwrap();
+        assert_eq!(
+            polls.get(),
+            1,
+            "a task cancelled while it waited was polled again, not dropped: \
+             cancel marks the task cancelled, and the loop drops a task so \
+             marked instead of polling it"
+        );
+        assert_eq!(
+            drops_then, 1,
+            "a task cancelled while it waited was not dropped by the loop's next \
+             turn: cancel marks the task and wakes it, so that the loop comes \
+             to it and drops it"
+        );
+        assert_eq!(
+            tasks_then, 1,
+            "the cancelled task was dropped, but {tasks_then} tasks are left in \
+             the table where only the main task should be: a dropped task \
+             leaves the table"
+        );
+    });
+}
+
 #[test]
 fn a_suspended_task_is_dropped_once_and_its_joiner_sees_cancelled() {
     within(HANG_LIMIT, || {
         let (guard, drops) = DropCount::new();
         let (child, polls) = counted(suspended(guard));
-        let (said, outcome) = new_loop()
+        let lp = new_loop();
+        let same_loop = Rc::clone(&lp);
+        let (said, outcome) = lp
             .block_on(async move {
                 let child = spawn(child);
                 yield_now().await; // the child runs, and suspends
                 let said = child.cancel();
-                (said, child.await)
+                (said, before_the_backstop(&same_loop, child).await)
             })
             .unwrap();
         assert!(said, "cancel said it cancelled nothing");
+        let Some(outcome) = outcome else {
+            panic!(
+                "a task cancelled while it waited never ended: its joiner was \
+                 not woken in {BACKSTOP:?}. Cancel marks the task and wakes it, \
+                 so that the loop comes to it and drops it (polled {} times, \
+                 dropped {} times)",
+                polls.get(),
+                drops.get()
+            );
+        };
         assert!(is_cancelled(&outcome), "the joiner got {outcome:?}");
         assert_eq!(drops.get(), 1, "the destructor ran {} times", drops.get());
         assert_eq!(polls.get(), 1, "polled again after it was cancelled");
