@@ -596,3 +596,48 @@ fn a_timer_fires_on_time_while_a_socket_waits_in_vain() {
         human(fired_after)
     );
 }
+
+/// How many times this thread has blocked so far (slept, waited for I/O).
+#[cfg(target_os = "linux")]
+fn voluntary_switches() -> u64 {
+    let status = std::fs::read_to_string("/proc/thread-self/status")
+        .expect("Linux shows each thread's counters in /proc/thread-self");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("voluntary_ctxt_switches:"))
+        .and_then(|count| count.trim().parse().ok())
+        .expect("a voluntary_ctxt_switches line")
+}
+
+// Linux only: it counts the thread's sleeps in /proc, which macOS and
+// Windows do not have.
+#[cfg(target_os = "linux")]
+#[test]
+fn waiting_beside_a_socket_blocks_once_until_the_deadline() {
+    let wait = ms(300);
+    let blocked = within(HANG_LIMIT, move || {
+        let lp = EventLoop::new().expect("a poller");
+        let (ours, mut peer) = connected_pair();
+        let socket = Rc::new(watch(&lp, ours));
+        lp.read_wait(socket.token, |_| {});
+        lp.call_later(wait, move |lp| socket.forget(lp));
+        // As in the test above: wakes a loop that ignores the deadline.
+        thread::spawn(move || {
+            thread::sleep(RESCUE);
+            let _ = peer.write_all(b"wake up");
+        });
+        let before = voluntary_switches();
+        lp.run().expect("the loop runs");
+        voluntary_switches() - before
+    });
+    // One `poll` until the deadline; a few more leave room for the OS.
+    // Waking every 10 ms would show 30.
+    assert!(
+        blocked <= 5,
+        "waiting {} for a timer beside a silent socket, the loop's thread \
+         blocked {blocked} times: wait_for_io should hand `poll` the whole \
+         time until the deadline, so the loop blocks once and wakes when the \
+         timer is due or a socket is ready",
+        human(wait)
+    );
+}
