@@ -10,6 +10,7 @@
 use std::cell::RefCell;
 
 use step01::EventLoop;
+use workshop_tests::{HANG_LIMIT, within};
 
 #[path = "solutions/step01.rs"]
 mod solutions;
@@ -21,6 +22,13 @@ thread_local! {
 
 fn log(entry: &'static str) {
     LOG.with_borrow_mut(|log| log.push(entry));
+    // A `run` that never takes a callback off the queue runs it for ever:
+    // fail here rather than fill the memory.
+    assert!(
+        LOG.with_borrow(Vec::len) < 1_000,
+        "callbacks ran 1,000 times for a log of 6 lines: `run` must take each \
+         callback off the queue (`pop_front`), not only look at the front one"
+    );
 }
 
 fn take_log() -> Vec<&'static str> {
@@ -62,10 +70,14 @@ fn check_taking_turns(queue: fn(&mut EventLoop)) {
 #[test]
 #[ignore = "exercise 1 of chapter 1: make countup and countdown take turns"]
 fn exercise_1_countup_and_countdown_take_turns() {
-    check_taking_turns(queue_taking_turns);
+    within(HANG_LIMIT, || {
+        check_taking_turns(queue_taking_turns);
+    });
 }
 
 #[test]
 fn exercise_1_has_a_solution() {
-    check_taking_turns(solutions::queue_taking_turns);
+    within(HANG_LIMIT, || {
+        check_taking_turns(solutions::queue_taking_turns);
+    });
 }

@@ -11,6 +11,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use step02::EventLoop;
+use workshop_tests::{HANG_LIMIT, within};
 
 #[path = "solutions/step02.rs"]
 mod solutions;
@@ -75,10 +76,14 @@ fn check_sum_in_chunks(sum: fn(&EventLoop, Vec<u64>, usize, Log)) {
 #[test]
 #[ignore = "exercise 1 of chapter 2: let other callbacks run between chunks"]
 fn exercise_1_other_callbacks_run_between_chunks() {
-    check_sum_in_chunks(sum_in_chunks);
+    within(HANG_LIMIT, || {
+        check_sum_in_chunks(sum_in_chunks);
+    });
 }
 
 #[test]
 fn exercise_1_has_a_solution() {
-    check_sum_in_chunks(solutions::sum_in_chunks);
+    within(HANG_LIMIT, || {
+        check_sum_in_chunks(solutions::sum_in_chunks);
+    });
 }

@@ -12,6 +12,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use step03::EventLoop;
+use workshop_tests::{HANG_LIMIT, within};
 
 #[path = "solutions/step03.rs"]
 mod solutions;
@@ -80,10 +81,14 @@ fn check_metronome(metronome: fn(&EventLoop, Duration, u32, OnBeat)) {
 #[test]
 #[ignore = "exercise 1 of chapter 3: make the metronome keep time"]
 fn exercise_1_the_metronome_keeps_time() {
-    check_metronome(metronome);
+    within(HANG_LIMIT, || {
+        check_metronome(metronome);
+    });
 }
 
 #[test]
 fn exercise_1_has_a_solution() {
-    check_metronome(solutions::metronome);
+    within(HANG_LIMIT, || {
+        check_metronome(solutions::metronome);
+    });
 }

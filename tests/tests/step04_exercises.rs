@@ -18,6 +18,7 @@ use mio::Token;
 use mio::net::TcpStream;
 use step04::EventLoop;
 use step04::apps::net::read_now;
+use workshop_tests::{HANG_LIMIT, within};
 
 #[path = "solutions/step04.rs"]
 mod solutions;
@@ -132,10 +133,14 @@ fn watchdog(lp: &EventLoop, counter: Rc<RefCell<Counter>>, deadline: Instant) {
 #[test]
 #[ignore = "exercise 1 of chapter 4: read until WouldBlock before waiting"]
 fn exercise_1_every_byte_is_counted() {
-    check_count_bytes(count_bytes);
+    within(HANG_LIMIT, || {
+        check_count_bytes(count_bytes);
+    });
 }
 
 #[test]
 fn exercise_1_has_a_solution() {
-    check_count_bytes(solutions::count_bytes);
+    within(HANG_LIMIT, || {
+        check_count_bytes(solutions::count_bytes);
+    });
 }

@@ -2,19 +2,29 @@
 //!
 //! Timing claims have tolerances that hold on a loaded machine: a wait may
 //! end late (the OS decides when a woken thread runs), never early, and
-//! waiting must not cost CPU.
+//! waiting must not cost CPU. Where a mistake shows in whether a callback
+//! ran and what it found, the test checks that, not the clock.
+//!
+//! These tests are also the build-it track's checks, so each failure says
+//! what chapter 4 expected and what happened instead. Each runs its loop
+//! under `within`, so a loop that waits for ever fails instead of hanging.
 
 use std::cell::{Cell, RefCell};
-use std::net::{Ipv4Addr, SocketAddr};
+use std::io::Write;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::rc::Rc;
+use std::thread;
 use std::time::{Duration, Instant};
 
 use cpu_time::ThreadTime;
+use mio::Token;
+use mio::net::TcpStream;
 use step04::EventLoop;
 use step04::apps::client::Client;
 use step04::apps::echo;
-use step04::apps::net::{self, Server};
+use step04::apps::net::{self, Server, read_now};
 use step04::apps::slow::{self, Delays};
+use workshop_tests::{HANG_LIMIT, within};
 
 const SEED: u64 = 7;
 const REQUESTS: usize = 10;
@@ -25,6 +35,15 @@ fn ms(millis: u64) -> Duration {
 
 fn any_port() -> SocketAddr {
     (Ipv4Addr::LOCALHOST, 0).into()
+}
+
+/// A duration as a participant reads it: `0.70 s`, `3 ms`.
+fn human(duration: Duration) -> String {
+    if duration >= ms(100) {
+        format!("{:.2} s", duration.as_secs_f64())
+    } else {
+        format!("{} ms", duration.as_millis())
+    }
 }
 
 /// A loop with a slow server on it; returns the loop, the server, its
@@ -84,30 +103,34 @@ fn ten_requests_at_once_take_about_the_longest_delay_not_the_sum() {
     let sum: Duration = delays.iter().sum();
     let longest = *delays.iter().max().expect("ten delays");
 
-    let (lp, server, addr) = loop_with_slow_server();
-    let responses = Rc::new(Cell::new(0));
-    serially(&lp, server, addr, REQUESTS, responses.clone());
-    let start = Instant::now();
-    lp.run().expect("the loop runs");
-    let one_after_another = start.elapsed();
-    assert_eq!(responses.get(), REQUESTS);
+    let one_after_another = within(HANG_LIMIT, || {
+        let (lp, server, addr) = loop_with_slow_server();
+        let responses = Rc::new(Cell::new(0));
+        serially(&lp, server, addr, REQUESTS, responses.clone());
+        let start = Instant::now();
+        lp.run().expect("the loop runs");
+        assert_eq!(responses.get(), REQUESTS, "responses to serial requests");
+        start.elapsed()
+    });
 
-    let (lp, server, addr) = loop_with_slow_server();
-    let responses = Rc::new(Cell::new(0));
-    for _ in 0..REQUESTS {
-        let (server, responses) = (server.clone(), responses.clone());
-        request(&lp, addr, move |lp, response| {
-            assert_eq!(response, slow::RESPONSE);
-            responses.set(responses.get() + 1);
-            if responses.get() == REQUESTS {
-                server.stop(lp).expect("stopped");
-            }
-        });
-    }
-    let start = Instant::now();
-    lp.run().expect("the loop runs");
-    let all_at_once = start.elapsed();
-    assert_eq!(responses.get(), REQUESTS);
+    let all_at_once = within(HANG_LIMIT, || {
+        let (lp, server, addr) = loop_with_slow_server();
+        let responses = Rc::new(Cell::new(0));
+        for _ in 0..REQUESTS {
+            let (server, responses) = (server.clone(), responses.clone());
+            request(&lp, addr, move |lp, response| {
+                assert_eq!(response, slow::RESPONSE);
+                responses.set(responses.get() + 1);
+                if responses.get() == REQUESTS {
+                    server.stop(lp).expect("stopped");
+                }
+            });
+        }
+        let start = Instant::now();
+        lp.run().expect("the loop runs");
+        assert_eq!(responses.get(), REQUESTS, "responses to requests at once");
+        start.elapsed()
+    });
 
     assert!(
         one_after_another >= sum,
@@ -137,74 +160,108 @@ fn the_delays_are_the_same_for_the_same_seed_and_in_range() {
 
 #[test]
 fn a_timer_fires_on_time_while_a_socket_waits_and_waiting_costs_no_cpu() {
-    let lp = EventLoop::new().expect("a poller");
-    let server = echo::serve(&lp, net::listen(any_port()).expect("a port"))
-        .expect("a server");
-    let fired_after = Rc::new(Cell::new(None));
-    let fired = fired_after.clone();
-    let start = Instant::now();
-    lp.call_later(ms(300), move |lp| {
-        fired.set(Some(start.elapsed()));
-        server.stop(lp).expect("stopped");
+    let (fired_after, cpu) = within(HANG_LIMIT, || {
+        let lp = EventLoop::new().expect("a poller");
+        let server = echo::serve(&lp, net::listen(any_port()).expect("a port"))
+            .expect("a server");
+        let addr = server.local_addr().expect("an address");
+        let fired_after = Rc::new(Cell::new(None));
+        let fired = fired_after.clone();
+        let start = Instant::now();
+        lp.call_later(ms(300), move |lp| {
+            fired.set(Some(start.elapsed()));
+            server.stop(lp).expect("stopped");
+        });
+        // A loop that waits for its socket past the deadline would wait for
+        // ever; this client wakes it late, so the test can say so.
+        wake_late(addr, RESCUE);
+
+        let cpu = ThreadTime::now();
+        lp.run().expect("the loop runs");
+        (fired_after.get(), cpu.elapsed())
     });
 
-    let cpu = ThreadTime::now();
-    lp.run().expect("the loop runs");
-    let cpu = cpu.elapsed();
-
-    let fired_after = fired_after.get().expect("the timer fired");
-    assert!(fired_after >= ms(300), "fired early: {fired_after:?}");
+    let fired_after = fired_after.expect("the timer fired");
+    assert!(
+        fired_after >= ms(300),
+        "a 0.3 s timer fired {} early",
+        human(ms(300).saturating_sub(fired_after))
+    );
     assert!(
         fired_after < ms(1300),
-        "fired far too late: {fired_after:?}"
+        "a timer due at 0.30 s, beside a server waiting for clients, fired \
+         after {}: while sockets wait, the loop must wait no longer than the \
+         next deadline (wait_for_io hands `poll` its timeout)",
+        human(fired_after)
     );
     // Blocked in the OS until the deadline: microseconds of CPU.
-    assert!(cpu < ms(15), "the loop used {cpu:?} of CPU to wait");
+    assert!(
+        cpu < ms(15),
+        "the loop used {} of CPU to wait 0.3 s: it should block in `poll` \
+         until a socket is ready or the deadline comes, not poll in a loop",
+        human(cpu)
+    );
 }
 
 #[test]
 fn a_socket_wakes_the_loop_long_before_the_next_timer() {
-    let lp = EventLoop::new().expect("a poller");
-    let server = echo::serve(&lp, net::listen(any_port()).expect("a port"))
-        .expect("a server");
-    let addr = server.local_addr().expect("an address");
-    let start = Instant::now();
-    // The only timer is a second away; the reply must not wait for it.
-    lp.call_later(ms(1000), move |lp| server.stop(lp).expect("stopped"));
-    let replied_after = Rc::new(Cell::new(None));
-    let replied = replied_after.clone();
-    let client = Client::connect(
-        &lp,
-        addr,
-        move |line| {
-            assert_eq!(line, b"Got: ping\n");
-            replied.set(Some(start.elapsed()));
-        },
-        |_, outcome| outcome.expect("a clean close"),
-    )
-    .expect("a connection");
-    client.send(&lp, b"ping\n");
-    client.close_writing(&lp);
-    lp.run().expect("the loop runs");
+    let (replied_after, total) = within(HANG_LIMIT, || {
+        let lp = EventLoop::new().expect("a poller");
+        let server = echo::serve(&lp, net::listen(any_port()).expect("a port"))
+            .expect("a server");
+        let addr = server.local_addr().expect("an address");
+        let start = Instant::now();
+        // The only timer is a second away; the reply must not wait for it.
+        lp.call_later(ms(1000), move |lp| server.stop(lp).expect("stopped"));
+        let replied_after = Rc::new(Cell::new(None));
+        let replied = replied_after.clone();
+        let client = Client::connect(
+            &lp,
+            addr,
+            move |line| {
+                assert_eq!(line, b"Got: ping\n");
+                replied.set(Some(start.elapsed()));
+            },
+            |_, outcome| outcome.expect("a clean close"),
+        )
+        .expect("a connection");
+        client.send(&lp, b"ping\n");
+        client.close_writing(&lp);
+        lp.run().expect("the loop runs");
+        (replied_after.get(), start.elapsed())
+    });
 
-    let replied_after = replied_after.get().expect("a reply");
+    let replied_after = replied_after.expect(
+        "the echo server never replied: a socket's readiness must wake the \
+         callback waiting on it (read_wait stores it, wait_for_io moves it to \
+         the ready queue)",
+    );
     assert!(
         replied_after < ms(500),
-        "the reply waited {replied_after:?}"
+        "the reply came after {}, with the only timer due at 1 s: a ready \
+         socket must wake the loop at once, not wait for the next deadline",
+        human(replied_after)
     );
-    assert!(start.elapsed() >= ms(1000), "the timer ran early");
+    assert!(total >= ms(1000), "the timer ran early");
 }
 
 #[test]
 fn a_stopped_server_leaves_the_loop_nothing_to_wait_for() {
-    let lp = EventLoop::new().expect("a poller");
-    let server = echo::serve(&lp, net::listen(any_port()).expect("a port"))
-        .expect("a server");
-    server.stop(&lp).expect("stopped");
-    // With the listener's callback gone, `run` has no work and returns.
-    let start = Instant::now();
-    lp.run().expect("the loop runs");
-    assert!(start.elapsed() < ms(500));
+    let took = within(HANG_LIMIT, || {
+        let lp = EventLoop::new().expect("a poller");
+        let server = echo::serve(&lp, net::listen(any_port()).expect("a port"))
+            .expect("a server");
+        server.stop(&lp).expect("stopped");
+        // With the listener's callback gone, `run` has no work and returns.
+        let start = Instant::now();
+        lp.run().expect("the loop runs");
+        start.elapsed()
+    });
+    assert!(
+        took < ms(500),
+        "with nothing left to wait for, `run` took {} to return",
+        human(took)
+    );
 }
 
 #[test]
@@ -212,10 +269,22 @@ fn tokens_are_never_reused() {
     let lp = EventLoop::new().expect("a poller");
     let mut first = net::listen(any_port()).expect("a port");
     let token = lp.register(&mut first).expect("registered");
+    let mut other = net::listen(any_port()).expect("a port");
+    let other_token = lp.register(&mut other).expect("registered");
+    assert_ne!(
+        token, other_token,
+        "two sockets registered together got the same token: each socket \
+         needs a token of its own, or its events wake the other's callbacks"
+    );
     lp.deregister(&mut first, token).expect("deregistered");
     let mut second = net::listen(any_port()).expect("a port");
     let next = lp.register(&mut second).expect("registered");
-    assert_ne!(token, next);
+    assert!(
+        next != token && next != other_token,
+        "`register` gave out {next:?} again after a socket was deregistered: \
+         tokens are never reused, so an event still in flight for a closed \
+         socket can never be taken for one opened later"
+    );
 }
 
 #[test]
@@ -224,22 +293,351 @@ fn a_failed_connect_is_reported_to_the_client() {
     let addr = std::net::TcpListener::bind(any_port())
         .and_then(|listener| listener.local_addr())
         .expect("a free port");
-    let lp = EventLoop::new().expect("a poller");
-    let outcome = Rc::new(RefCell::new(None));
-    let seen = outcome.clone();
-    let client = Client::connect(
-        &lp,
-        addr,
-        |_| {},
-        move |_, result| {
-            *seen.borrow_mut() = Some(result.map_err(|err| err.kind()));
-        },
-    )
-    .expect("connecting starts");
-    client.send(&lp, b"anyone?\n");
-    lp.run().expect("the loop runs");
+    let outcome = within(HANG_LIMIT, move || {
+        let lp = EventLoop::new().expect("a poller");
+        let outcome = Rc::new(RefCell::new(None));
+        let seen = outcome.clone();
+        let client = Client::connect(
+            &lp,
+            addr,
+            |_| {},
+            move |_, result| {
+                *seen.borrow_mut() = Some(result.map_err(|err| err.kind()));
+            },
+        )
+        .expect("connecting starts");
+        client.send(&lp, b"anyone?\n");
+        lp.run().expect("the loop runs");
+        outcome.take()
+    });
     assert_eq!(
-        outcome.take(),
-        Some(Err(std::io::ErrorKind::ConnectionRefused))
+        outcome,
+        Some(Err(std::io::ErrorKind::ConnectionRefused)),
+        "a connect that fails must wake the client's waiting callback, which \
+         then finds the error"
+    );
+}
+
+/// When a test's rescue comes: long after anything a correct loop waits for,
+/// long before `HANG_LIMIT`.
+const RESCUE: Duration = Duration::from_secs(2);
+
+/// Connects to `addr` once `after` has passed, from another thread, to wake
+/// a loop that is blocked in `poll` when it should not be; errors (nobody
+/// listens any more) are what a correct loop leaves it.
+fn wake_late(addr: SocketAddr, after: Duration) {
+    thread::spawn(move || {
+        thread::sleep(after);
+        let _ = std::net::TcpStream::connect(addr);
+    });
+}
+
+/// A connected pair over loopback: our end, non-blocking, for the loop;
+/// the peer's, blocking, for the test to write from.
+fn connected_pair() -> (TcpStream, std::net::TcpStream) {
+    let listener = TcpListener::bind(any_port()).expect("a loopback port");
+    let peer =
+        std::net::TcpStream::connect(listener.local_addr().expect("an address"))
+            .expect("connected");
+    let (ours, _) = listener.accept().expect("the peer connects");
+    ours.set_nonblocking(true).expect("a non-blocking socket");
+    (TcpStream::from_std(ours), peer)
+}
+
+/// Our end of a pair, registered on the loop, shared with its callbacks.
+struct Watched {
+    stream: Rc<RefCell<TcpStream>>,
+    token: Token,
+}
+
+fn watch(lp: &EventLoop, mut stream: TcpStream) -> Watched {
+    let token = lp.register(&mut stream).expect("registered");
+    Watched {
+        stream: Rc::new(RefCell::new(stream)),
+        token,
+    }
+}
+
+impl Watched {
+    /// Takes the socket off the loop, which drops any callback waiting on it.
+    fn forget(&self, lp: &EventLoop) {
+        lp.deregister(&mut *self.stream.borrow_mut(), self.token)
+            .expect("the socket was registered");
+    }
+
+    /// Reads what has come: the byte count, or `None` for `WouldBlock`.
+    fn read(&self) -> Option<usize> {
+        read_now(&mut self.stream.borrow_mut(), &mut [0; 64]).expect("a read")
+    }
+}
+
+/// Every 10 ms, until `done` is set, checks the time; once `limit` has
+/// passed, calls `give_up`, which must leave the loop nothing to wait for.
+/// A wrong loop that never wakes a callback then ends instead of waiting for
+/// ever, and the test can say what did not happen.
+fn watchdog(
+    lp: &EventLoop,
+    limit: Duration,
+    done: Rc<Cell<bool>>,
+    give_up: impl FnOnce(&EventLoop) + 'static,
+) {
+    fn tick(
+        lp: &EventLoop,
+        deadline: Instant,
+        done: Rc<Cell<bool>>,
+        give_up: Box<dyn FnOnce(&EventLoop)>,
+    ) {
+        if done.get() {
+            return;
+        }
+        if Instant::now() >= deadline {
+            give_up(lp);
+            return;
+        }
+        lp.call_later(ms(10), move |lp| tick(lp, deadline, done, give_up));
+    }
+    tick(lp, Instant::now() + limit, done, Box::new(give_up));
+}
+
+#[test]
+fn a_read_waiter_runs_once_data_has_come_and_not_before() {
+    let found = within(HANG_LIMIT, || {
+        let lp = EventLoop::new().expect("a poller");
+        let (ours, mut peer) = connected_pair();
+        let socket = Rc::new(watch(&lp, ours));
+        let writer = thread::spawn(move || {
+            thread::sleep(ms(100));
+            peer.write_all(b"hello").expect("the peer writes");
+            peer
+        });
+        let found = Rc::new(Cell::new(None));
+        let done = Rc::new(Cell::new(false));
+        let (reader, seen, finished) = (socket.clone(), found.clone(), done.clone());
+        lp.read_wait(socket.token, move |lp| {
+            seen.set(Some(reader.read()));
+            finished.set(true);
+            reader.forget(lp);
+        });
+        watchdog(&lp, RESCUE, done, move |lp| socket.forget(lp));
+        lp.run().expect("the loop runs");
+        drop(writer.join().expect("the peer thread ends"));
+        found.get()
+    });
+    match found {
+        None => panic!(
+            "the callback waiting to read never ran, though the peer wrote 5 \
+             bytes: wait_for_io must move the callback waiting on a readable \
+             socket to the ready queue"
+        ),
+        Some(None) => panic!(
+            "the callback waiting to read ran before any byte had come (its \
+             read said WouldBlock): read_wait must keep the callback until the \
+             socket is readable"
+        ),
+        Some(Some(bytes)) => assert_eq!(bytes, 5, "the callback read {bytes} bytes"),
+    }
+}
+
+#[test]
+fn every_socket_ready_in_one_poll_wakes_its_callback() {
+    const SOCKETS: usize = 3;
+    let woken = within(HANG_LIMIT, || {
+        let lp = EventLoop::new().expect("a poller");
+        let woken = Rc::new(Cell::new(0));
+        let done = Rc::new(Cell::new(false));
+        let sockets: Vec<Rc<Watched>> = (0..SOCKETS)
+            .map(|_| {
+                let (ours, mut peer) = connected_pair();
+                // The bytes are in before the loop's first `poll`, which
+                // therefore reports all the sockets at once.
+                peer.write_all(b"now").expect("the peer writes");
+                let socket = Rc::new(watch(&lp, ours));
+                let (reader, count, finished) =
+                    (socket.clone(), woken.clone(), done.clone());
+                lp.read_wait(socket.token, move |lp| {
+                    // The peer's end stays open until its callback has run.
+                    drop(peer);
+                    count.set(count.get() + 1);
+                    finished.set(count.get() == SOCKETS);
+                    reader.forget(lp);
+                });
+                socket
+            })
+            .collect();
+        watchdog(&lp, RESCUE, done, move |lp| {
+            for socket in &sockets {
+                // A socket whose callback ran is already off the loop.
+                let _ =
+                    lp.deregister(&mut *socket.stream.borrow_mut(), socket.token);
+            }
+        });
+        lp.run().expect("the loop runs");
+        woken.get()
+    });
+    assert_eq!(
+        woken, SOCKETS,
+        "only {woken} of the {SOCKETS} sockets that were readable woke their \
+         callbacks: wait_for_io must go through every event `poll` returned \
+         (readiness is reported once; an event skipped is a wake-up lost)"
+    );
+}
+
+#[test]
+fn a_write_waiter_runs_once_the_socket_can_take_bytes() {
+    let wrote = within(HANG_LIMIT, || {
+        let lp = EventLoop::new().expect("a poller");
+        let (ours, peer) = connected_pair();
+        let socket = Rc::new(watch(&lp, ours));
+        let wrote = Rc::new(Cell::new(None));
+        let done = Rc::new(Cell::new(false));
+        let (writer, seen, finished) = (socket.clone(), wrote.clone(), done.clone());
+        lp.write_wait(socket.token, move |lp| {
+            let sent = net::write_now(&mut writer.stream.borrow_mut(), b"x");
+            seen.set(Some(sent.expect("a write")));
+            finished.set(true);
+            writer.forget(lp);
+        });
+        watchdog(&lp, RESCUE, done, move |lp| socket.forget(lp));
+        lp.run().expect("the loop runs");
+        drop(peer);
+        wrote.get()
+    });
+    assert_eq!(
+        wrote,
+        Some(1),
+        "a fresh connection can take bytes at once, but the callback waiting \
+         to write {}: `register` must ask the OS for writable events too \
+         (Interest::WRITABLE), and wait_for_io wake the write waiter",
+        if wrote.is_some() {
+            "could not write"
+        } else {
+            "never ran"
+        }
+    );
+}
+
+#[test]
+fn a_writable_socket_wakes_only_the_write_waiter() {
+    let (read_woken, write_woken) = within(HANG_LIMIT, || {
+        let lp = EventLoop::new().expect("a poller");
+        // The peer never writes: the socket is writable, never readable.
+        let (ours, peer) = connected_pair();
+        let socket = Rc::new(watch(&lp, ours));
+        let read_woken = Rc::new(Cell::new(false));
+        let write_woken = Rc::new(Cell::new(false));
+        let woken = read_woken.clone();
+        lp.read_wait(socket.token, move |_| woken.set(true));
+        let done = Rc::new(Cell::new(false));
+        let (woken, owner, finished) =
+            (write_woken.clone(), socket.clone(), done.clone());
+        lp.write_wait(socket.token, move |lp| {
+            woken.set(true);
+            // A few more turns for a wrongly woken reader to show, then the
+            // socket leaves the loop, and its read waiter with it.
+            lp.call_later(ms(50), move |lp| {
+                owner.forget(lp);
+                finished.set(true);
+            });
+        });
+        watchdog(&lp, RESCUE, done, move |lp| {
+            let _ = lp.deregister(&mut *socket.stream.borrow_mut(), socket.token);
+        });
+        lp.run().expect("the loop runs");
+        drop(peer);
+        (read_woken.get(), write_woken.get())
+    });
+    assert!(
+        write_woken,
+        "the callback waiting to write on a fresh connection never ran"
+    );
+    assert!(
+        !read_woken,
+        "the callback waiting to read ran, though no byte had come and the \
+         socket was only writable: an event wakes the waiter of its own side \
+         (readable: the read waiter; writable: the write waiter), and \
+         read_wait stores the callback as the socket's read waiter"
+    );
+}
+
+#[test]
+fn a_timer_fires_on_time_while_a_socket_waits_in_vain() {
+    let fired_after = within(HANG_LIMIT, || {
+        let lp = EventLoop::new().expect("a poller");
+        let (ours, mut peer) = connected_pair();
+        let socket = Rc::new(watch(&lp, ours));
+        lp.read_wait(socket.token, |_| {});
+        let start = Instant::now();
+        let fired_after = Rc::new(Cell::new(None));
+        let fired = fired_after.clone();
+        lp.call_later(ms(200), move |lp| {
+            fired.set(Some(start.elapsed()));
+            socket.forget(lp);
+        });
+        // Wakes a loop that blocks in `poll` past the deadline, so the test
+        // can say how late the timer was instead of waiting for ever.
+        thread::spawn(move || {
+            thread::sleep(RESCUE);
+            let _ = peer.write_all(b"wake up");
+        });
+        lp.run().expect("the loop runs");
+        fired_after.get().expect("the timer fired")
+    });
+    assert!(
+        fired_after >= ms(200),
+        "a 0.2 s timer fired {} early",
+        human(ms(200).saturating_sub(fired_after))
+    );
+    assert!(
+        fired_after < ms(1200),
+        "a timer due at 0.20 s, beside a socket waiting to read, fired after \
+         {}: wait_for_io must give `poll` the time until the next deadline as \
+         its timeout, so the loop wakes for the timer even when no socket is \
+         ready",
+        human(fired_after)
+    );
+}
+
+/// How many times this thread has blocked so far (slept, waited for I/O).
+#[cfg(target_os = "linux")]
+fn voluntary_switches() -> u64 {
+    let status = std::fs::read_to_string("/proc/thread-self/status")
+        .expect("Linux shows each thread's counters in /proc/thread-self");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("voluntary_ctxt_switches:"))
+        .and_then(|count| count.trim().parse().ok())
+        .expect("a voluntary_ctxt_switches line")
+}
+
+// Linux only: it counts the thread's sleeps in /proc, which macOS and
+// Windows do not have.
+#[cfg(target_os = "linux")]
+#[test]
+fn waiting_beside_a_socket_blocks_once_until_the_deadline() {
+    let wait = ms(300);
+    let blocked = within(HANG_LIMIT, move || {
+        let lp = EventLoop::new().expect("a poller");
+        let (ours, mut peer) = connected_pair();
+        let socket = Rc::new(watch(&lp, ours));
+        lp.read_wait(socket.token, |_| {});
+        lp.call_later(wait, move |lp| socket.forget(lp));
+        // As in the test above: wakes a loop that ignores the deadline.
+        thread::spawn(move || {
+            thread::sleep(RESCUE);
+            let _ = peer.write_all(b"wake up");
+        });
+        let before = voluntary_switches();
+        lp.run().expect("the loop runs");
+        voluntary_switches() - before
+    });
+    // One `poll` until the deadline; a few more leave room for the OS.
+    // Waking every 10 ms would show 30.
+    assert!(
+        blocked <= 5,
+        "waiting {} for a timer beside a silent socket, the loop's thread \
+         blocked {blocked} times: wait_for_io should hand `poll` the whole \
+         time until the deadline, so the loop blocks once and wakes when the \
+         timer is due or a socket is ready",
+        human(wait)
     );
 }
