@@ -246,7 +246,10 @@ pub fn within<T: Send + 'static>(
     match result.recv_timeout(limit) {
         Ok(value) => value,
         Err(RecvTimeoutError::Timeout) => {
-            panic!("still running after {limit:?}: a lost wake-up?")
+            panic!(
+                "still running after {limit:?}: a loop that never ends, or a \
+                 wake-up that never comes?"
+            )
         }
         // `work` panicked: fail with its own message.
         Err(RecvTimeoutError::Disconnected) => match worker.join() {
