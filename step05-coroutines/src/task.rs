@@ -22,8 +22,6 @@ use crate::waker::{TaskId, TaskWaker, WokenTasks};
 pub(crate) struct Task {
     future: Option<TaskFuture>,
     waker: Arc<TaskWaker>,
-    /// Where `spawn` was called: how a lost wake-up names the task.
-    spawned_at: &'static Location<'static>,
 }
 
 /// What a task runs: any future with nothing to return, boxed so tasks of
@@ -60,11 +58,14 @@ impl Tasks {
     pub(crate) fn spawn(&self, future: impl Future<Output = ()> + 'static) {
         let id = TaskId(self.next_id.get());
         self.next_id.set(id.0 + 1);
-        let waker = Arc::new(TaskWaker::new(id, Arc::clone(&self.woken)));
+        let waker = Arc::new(TaskWaker::new(
+            id,
+            Arc::clone(&self.woken),
+            Location::caller(),
+        ));
         let task = Task {
             future: Some(Box::pin(future)),
             waker: Arc::clone(&waker),
-            spawned_at: Location::caller(),
         };
         self.table.borrow_mut().insert(id, task);
         Waker::from(waker).wake();
@@ -156,7 +157,7 @@ impl Tasks {
         }
         let stuck = table.iter().map(|(id, task)| StuckTask {
             id: id.0,
-            spawned_at: task.spawned_at,
+            spawned_at: task.waker.spawned_at,
             why: if task.waker.is_queued() {
                 Stuck::WokenButNeverQueued
             } else {

@@ -16,7 +16,9 @@ use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
+use crate::event_loop::try_running_loop;
 use crate::trace;
+use crate::waker::TaskId;
 
 // ANCHOR: join_handle
 /// Awaiting it waits for its task and gives the task's outcome: what it
@@ -24,6 +26,8 @@ use crate::trace;
 #[derive(Debug)]
 pub struct JoinHandle<T> {
     state: Rc<RefCell<JoinState<T>>>,
+    /// The task's id: what the loop names when the task is stuck.
+    id: TaskId,
 }
 
 /// The slot a task and its handle share.
@@ -38,8 +42,8 @@ pub(crate) struct JoinState<T> {
 }
 
 impl<T> JoinHandle<T> {
-    /// A handle, and the task's side of the slot it reads.
-    pub(crate) fn new() -> (Self, Reporter<T>) {
+    /// A handle for task `id`, and the task's side of the slot it reads.
+    pub(crate) fn new(id: TaskId) -> (Self, Reporter<T>) {
         let state = Rc::new(RefCell::new(JoinState {
             outcome: None,
             joiner: None,
@@ -48,7 +52,7 @@ impl<T> JoinHandle<T> {
         let reporter = Reporter {
             state: Rc::clone(&state),
         };
-        (JoinHandle { state }, reporter)
+        (JoinHandle { state, id }, reporter)
     }
 
     /// The outcome, if the task has ended: how `block_on` checks on its
@@ -58,7 +62,7 @@ impl<T> JoinHandle<T> {
     }
 }
 
-impl<T> Future for JoinHandle<T> {
+impl<T: 'static> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
     // BUILD 2/3: chapter 6, "The idea"; test step06_join::awaiting_a_handle_gives_what_the_child_returned
@@ -71,7 +75,11 @@ impl<T> Future for JoinHandle<T> {
             !self.state.borrow().ended,
             "JoinHandle polled after it gave its outcome"
         );
-        self.state.borrow_mut().joiner = Some(cx.waker().clone());
+        let earlier = self.state.borrow_mut().joiner.replace(cx.waker().clone());
+        if earlier.is_none() {
+            // Where this waker now waits, for the loop's lost wake-up check.
+            note_waiting_join(self.id, &self.state);
+        }
         Poll::Pending
     }
 }
@@ -241,13 +249,15 @@ impl<T> JoinSlot for RefCell<JoinState<T>> {
     }
 }
 
-impl<T> Reporter<T> {
-    /// The slot, as the task table keeps it beside the task.
-    pub(crate) fn slot(&self) -> Rc<dyn JoinSlot>
-    where
-        T: 'static,
-    {
-        self.state.clone()
+/// Tells the running loop, if there is one, that a task's waker now waits
+/// in `slot` for task `child` to end: a reference to the waker that only
+/// `child`'s end can use, which `Tasks::lost_wake_up` counts as the loop's
+/// own while `child` is pending. Outside a loop there is nothing to tell,
+/// and that waker counts as held elsewhere: the check stays silent.
+fn note_waiting_join<T: 'static>(child: TaskId, slot: &Rc<RefCell<JoinState<T>>>) {
+    if let Some(running) = try_running_loop() {
+        let slot: Rc<dyn JoinSlot> = slot.clone();
+        running.note_waiting_join(child, Rc::downgrade(&slot));
     }
 }
 

@@ -1,12 +1,12 @@
 //! Tasks: futures the loop polls, one at a time, when they are woken.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::panic::Location;
 use std::pin::Pin;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
@@ -16,8 +16,7 @@ use crate::trace::{Left, Trace};
 use crate::waker::{TaskId, TaskWaker, WokenTasks};
 
 // ANCHOR: task
-/// A spawned future, the waker that queues it, and the slot its outcome
-/// goes to.
+/// A spawned future and the waker that queues it.
 ///
 /// `future` is `None` while the loop is polling it: the future is taken out
 /// of the task table for the poll, so the task may spawn or wake tasks (and
@@ -25,11 +24,6 @@ use crate::waker::{TaskId, TaskWaker, WokenTasks};
 pub(crate) struct Task {
     future: Option<TaskFuture>,
     waker: Arc<TaskWaker>,
-    /// The slot the task shares with its `JoinHandle`, where the joiner's
-    /// waker waits: how the loop tells a joiner from a lost wake-up.
-    slot: Rc<dyn JoinSlot>,
-    /// Where `spawn` was called: how a lost wake-up names the task.
-    spawned_at: &'static Location<'static>,
 }
 
 /// What a task runs: any future with nothing to return (a spawned future's
@@ -47,6 +41,9 @@ pub(crate) struct Tasks {
     /// The ids `poll_woken` is working through; empty between turns, and
     /// kept only so its memory is reused.
     polling: Cell<Vec<TaskId>>,
+    /// The join slots where a task's waker waits for another task to end,
+    /// by that task's id: what `lost_wake_up` counts as the loop's own.
+    waiting_joins: RefCell<WaitingJoins>,
 }
 // ANCHOR_END: task
 
@@ -57,6 +54,7 @@ impl Tasks {
             next_id: Cell::new(0),
             woken: Arc::new(woken),
             polling: Cell::new(Vec::new()),
+            waiting_joins: RefCell::default(),
         }
     }
 
@@ -69,15 +67,17 @@ impl Tasks {
         &self,
         future: impl Future<Output = T> + 'static,
     ) -> JoinHandle<T> {
-        let (handle, reporter) = JoinHandle::new();
         let id = TaskId(self.next_id.get());
         self.next_id.set(id.0 + 1);
-        let waker = Arc::new(TaskWaker::new(id, Arc::clone(&self.woken)));
+        let (handle, reporter) = JoinHandle::new(id);
+        let waker = Arc::new(TaskWaker::new(
+            id,
+            Arc::clone(&self.woken),
+            Location::caller(),
+        ));
         let task = Task {
-            slot: reporter.slot(),
             future: Some(Box::pin(run_and_report(future, reporter))),
             waker: Arc::clone(&waker),
-            spawned_at: Location::caller(),
         };
         self.table.borrow_mut().insert(id, task);
         Waker::from(waker).wake();
@@ -168,13 +168,16 @@ impl Tasks {
                 (Arc::as_ptr(&task.waker), (*id, beyond_the_table))
             })
             .collect();
-        // A waker in the slot of a pending child is the loop's own too.
+        // A waker waiting in the slot of a pending child is the loop's own.
         let mut joining = HashMap::new();
-        for (child, task) in table.iter() {
-            let Some(data) = task.slot.joiner_waker_data() else {
+        for (child, slot) in self.waiting_joins.borrow_mut().live() {
+            let Some(data) = slot.joiner_waker_data() else {
                 continue;
             };
-            if let Some((joiner, count)) = references.get_mut(&data.cast()) {
+            let joiner = references.get_mut(&data.cast());
+            if let (true, Some((joiner, count))) =
+                (table.contains_key(&child), joiner)
+            {
                 *count -= 1;
                 joining.insert(*joiner, child.0);
             }
@@ -188,7 +191,7 @@ impl Tasks {
         }
         let stuck = table.iter().map(|(id, task)| StuckTask {
             id: id.0,
-            spawned_at: task.spawned_at,
+            spawned_at: task.waker.spawned_at,
             why: match joining.get(id) {
                 Some(&child) => Stuck::Joining(child),
                 None if task.waker.is_queued() => Stuck::WokenButNeverQueued,
@@ -198,6 +201,11 @@ impl Tasks {
         Some(LostWakeUp::new(stuck.collect()))
     }
     // ANCHOR_END: lost_wake_up
+
+    /// Notes that a task's waker waits in `slot` for task `child` to end.
+    pub(crate) fn note_waiting_join(&self, child: TaskId, slot: Weak<dyn JoinSlot>) {
+        self.waiting_joins.borrow_mut().note(child, slot);
+    }
 
     // ANCHOR: drop_all
     /// Drops every task still in the table; their joiners see them
@@ -226,6 +234,46 @@ impl Tasks {
     /// How many tasks are not done yet.
     pub(crate) fn len(&self) -> usize {
         self.table.borrow().len()
+    }
+}
+
+/// The join slots where a waker waits, as `JoinHandle::poll` notes them:
+/// kept out of `Task`, whose size every spawn pays for, since only the
+/// rare lost wake-up check reads them. Slots no longer waited in are
+/// forgotten whenever the list has doubled since it was last tidied, so it
+/// never grows past twice the joins waiting at once.
+#[derive(Default)]
+pub(crate) struct WaitingJoins {
+    slots: Vec<(TaskId, Weak<dyn JoinSlot>)>,
+    tidy_at: usize,
+}
+
+impl WaitingJoins {
+    fn note(&mut self, child: TaskId, slot: Weak<dyn JoinSlot>) {
+        if self.slots.len() >= self.tidy_at {
+            self.tidy();
+        }
+        self.slots.push((child, slot));
+    }
+
+    /// Forgets the slots that are gone or have no waker waiting.
+    fn tidy(&mut self) {
+        self.slots.retain(|(_, slot)| {
+            slot.upgrade()
+                .is_some_and(|slot| slot.joiner_waker_data().is_some())
+        });
+        self.tidy_at = (2 * self.slots.len()).max(64);
+    }
+
+    /// Each slot with a waker waiting, once, with the task it waits for.
+    fn live(&mut self) -> Vec<(TaskId, Rc<dyn JoinSlot>)> {
+        self.tidy();
+        let mut seen = HashSet::new();
+        self.slots
+            .iter()
+            .filter_map(|(child, slot)| Some((*child, slot.upgrade()?)))
+            .filter(|(_, slot)| seen.insert(Rc::as_ptr(slot).cast::<()>()))
+            .collect()
     }
 }
 

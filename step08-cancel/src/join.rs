@@ -17,8 +17,9 @@ use std::rc::Rc;
 use std::sync::{Arc, Weak};
 use std::task::{Context, Poll, Waker};
 
+use crate::event_loop::try_running_loop;
 use crate::trace;
-use crate::waker::TaskWaker;
+use crate::waker::{TaskId, TaskWaker};
 
 // ANCHOR: join_handle
 /// Awaiting it waits for its task and gives the task's outcome: what it
@@ -32,6 +33,7 @@ use crate::waker::TaskWaker;
 pub struct JoinHandle<T> {
     state: Rc<RefCell<JoinState<T>>>,
     task: Weak<TaskWaker>,
+    id: TaskId,
 }
 
 /// The slot a task and its handle share.
@@ -48,7 +50,7 @@ pub(crate) struct JoinState<T> {
 impl<T> JoinHandle<T> {
     /// A handle for the task `task` wakes, and the task's side of the slot
     /// the handle reads.
-    pub(crate) fn new(task: &Arc<TaskWaker>) -> (Self, Reporter<T>) {
+    pub(crate) fn new(id: TaskId, task: &Arc<TaskWaker>) -> (Self, Reporter<T>) {
         let state = Rc::new(RefCell::new(JoinState {
             outcome: None,
             joiner: None,
@@ -59,7 +61,7 @@ impl<T> JoinHandle<T> {
             task: Arc::downgrade(task),
         };
         let task = Arc::downgrade(task);
-        (JoinHandle { state, task }, reporter)
+        (JoinHandle { state, task, id }, reporter)
     }
 
     /// The outcome, if the task has ended: how `block_on` checks on its
@@ -69,7 +71,7 @@ impl<T> JoinHandle<T> {
     }
 }
 
-impl<T> Future for JoinHandle<T> {
+impl<T: 'static> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -81,7 +83,11 @@ impl<T> Future for JoinHandle<T> {
             !self.state.borrow().ended,
             "JoinHandle polled after it gave its outcome"
         );
-        self.state.borrow_mut().joiner = Some(cx.waker().clone());
+        let earlier = self.state.borrow_mut().joiner.replace(cx.waker().clone());
+        if earlier.is_none() {
+            // Where this waker now waits, for the loop's lost wake-up check.
+            note_waiting_join(self.id, &self.state);
+        }
         Poll::Pending
     }
 }
@@ -136,7 +142,7 @@ impl<T> JoinHandle<T> {
 #[derive(Debug)]
 pub struct CancelOnDrop<T>(JoinHandle<T>);
 
-impl<T> Future for CancelOnDrop<T> {
+impl<T: 'static> Future for CancelOnDrop<T> {
     type Output = Result<T, JoinError>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -322,13 +328,15 @@ impl<T> JoinSlot for RefCell<JoinState<T>> {
     }
 }
 
-impl<T> Reporter<T> {
-    /// The slot, as the task table keeps it beside the task.
-    pub(crate) fn slot(&self) -> Rc<dyn JoinSlot>
-    where
-        T: 'static,
-    {
-        self.state.clone()
+/// Tells the running loop, if there is one, that a task's waker now waits
+/// in `slot` for task `child` to end: a reference to the waker that only
+/// `child`'s end can use, which `Tasks::lost_wake_up` counts as the loop's
+/// own while `child` is pending. Outside a loop there is nothing to tell,
+/// and that waker counts as held elsewhere: the check stays silent.
+fn note_waiting_join<T: 'static>(child: TaskId, slot: &Rc<RefCell<JoinState<T>>>) {
+    if let Some(running) = try_running_loop() {
+        let slot: Rc<dyn JoinSlot> = slot.clone();
+        running.note_waiting_join(child, Rc::downgrade(&slot));
     }
 }
 

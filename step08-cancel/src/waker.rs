@@ -8,6 +8,7 @@
 
 use std::io;
 use std::mem;
+use std::panic::Location;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Wake;
@@ -33,15 +34,24 @@ pub(crate) struct TaskId(pub(crate) u64);
 #[derive(Debug)]
 pub(crate) struct TaskWaker {
     task: TaskId,
+    /// Where `spawn` was called: how a lost wake-up names the task. Kept
+    /// here, in the waker's own allocation, so the task table's entries
+    /// stay small (`benchmarks.md`).
+    pub(crate) spawned_at: &'static Location<'static>,
     queued: AtomicBool,
     cancelled: AtomicBool,
     woken: Arc<WokenTasks>,
 }
 
 impl TaskWaker {
-    pub(crate) fn new(task: TaskId, woken: Arc<WokenTasks>) -> Self {
+    pub(crate) fn new(
+        task: TaskId,
+        woken: Arc<WokenTasks>,
+        spawned_at: &'static Location<'static>,
+    ) -> Self {
         TaskWaker {
             task,
+            spawned_at,
             queued: AtomicBool::new(false),
             cancelled: AtomicBool::new(false),
             woken,
