@@ -4,12 +4,11 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::future::Future;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::panic::Location;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use crate::lost_wake_up::{LostWakeUp, Stuck, StuckTask};
+use crate::lost_wake_up::{LostWakeUp, SpawnedAt, Stuck, StuckTask};
 use crate::trace::{Left, Trace};
 use crate::waker::{TaskId, TaskWaker, WokenTasks};
 
@@ -61,7 +60,7 @@ impl Tasks {
         let waker = Arc::new(TaskWaker::new(
             id,
             Arc::clone(&self.woken),
-            Location::caller(),
+            SpawnedAt::here(),
         ));
         let task = Task {
             future: Some(Box::pin(future)),

@@ -8,13 +8,14 @@
 
 use std::io;
 use std::mem;
-use std::panic::Location;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Wake;
 use std::thread::{self, ThreadId};
 
 use mio::{Registry, Token};
+
+use crate::lost_wake_up::SpawnedAt;
 
 // ANCHOR: task_waker
 /// Names a task. Ids are never reused, so a wake-up that arrives after its
@@ -30,10 +31,9 @@ pub(crate) struct TaskId(pub(crate) u64);
 /// just before it polls the task.
 pub(crate) struct TaskWaker {
     task: TaskId,
-    /// Where `spawn` was called: how a lost wake-up names the task. Kept
-    /// here, in the waker's own allocation, so the task table's entries
-    /// stay small (`benchmarks.md`).
-    pub(crate) spawned_at: &'static Location<'static>,
+    /// Where `spawn` was called (in debug builds): how a lost wake-up
+    /// names the task.
+    pub(crate) spawned_at: SpawnedAt,
     queued: AtomicBool,
     woken: Arc<WokenTasks>,
 }
@@ -42,7 +42,7 @@ impl TaskWaker {
     pub(crate) fn new(
         task: TaskId,
         woken: Arc<WokenTasks>,
-        spawned_at: &'static Location<'static>,
+        spawned_at: SpawnedAt,
     ) -> Self {
         TaskWaker {
             task,
