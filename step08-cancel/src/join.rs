@@ -28,7 +28,8 @@ use crate::waker::{TaskId, TaskWaker};
 ///
 /// It reaches the task's `TaskWaker` by a `Weak` reference: a handle is not
 /// one of the task's wakers, so it does not hide a lost wake-up from the
-/// loop's count (chapter 5, "Lost wake-ups").
+/// loop's count (chapter 5, "Lost wake-ups"). The task's own `Reporter`
+/// holds a strong one, which that count allows for.
 #[derive(Debug)]
 pub struct JoinHandle<T> {
     state: Rc<RefCell<JoinState<T>>>,
@@ -58,7 +59,7 @@ impl<T> JoinHandle<T> {
         }));
         let reporter = Reporter {
             state: Rc::clone(&state),
-            task: Arc::downgrade(task),
+            task: Arc::clone(task),
         };
         let task = Arc::downgrade(task);
         (JoinHandle { state, task, id }, reporter)
@@ -224,7 +225,7 @@ impl<F: Future> Drop for Contained<'_, F> {
 /// `block_on` or of the loop.
 pub(crate) struct Reporter<T> {
     state: Rc<RefCell<JoinState<T>>>,
-    task: Weak<TaskWaker>,
+    task: Arc<TaskWaker>,
 }
 
 impl<T> Reporter<T> {
@@ -235,9 +236,7 @@ impl<T> Reporter<T> {
         // A task that cancelled itself and then returned in the same poll
         // was still cancelled: `cancel` said so. A panic is news all the same.
         let outcome = match outcome {
-            Ok(_) if self.task.upgrade().is_some_and(|task| task.is_cancelled()) => {
-                Err(JoinError::Cancelled)
-            }
+            Ok(_) if self.task.is_cancelled() => Err(JoinError::Cancelled),
             outcome => outcome,
         };
         let joiner = {

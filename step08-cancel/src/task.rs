@@ -169,7 +169,8 @@ impl Tasks {
     /// Asked when the loop has nothing left to wait for, no callback, timer
     /// or socket, while tasks are still pending: can anything still wake
     /// one of them? A `Waker` is a counted reference to its task's
-    /// `TaskWaker`. The table holds one, and so does the slot of each child
+    /// `TaskWaker`. The table holds one, the task's own `Reporter` another
+    /// (to read the `cancelled` mark), and so does the slot of each child
     /// the task waits to join; those can only wake it once a pending task
     /// runs. If every reference is one of those, no thread, timer or socket
     /// holds a waker, and no task can ever be woken again: a lost wake-up,
@@ -179,12 +180,12 @@ impl Tasks {
     pub(crate) fn lost_wake_up(&self) -> Option<LostWakeUp> {
         let table = self.table.borrow();
         // Per task, by the address its wakers point to: its id, and the
-        // references to its waker beyond the table's own.
+        // references to its waker beyond the table's and its reporter's.
         let mut references: HashMap<*const TaskWaker, (TaskId, usize)> = table
             .iter()
             .map(|(id, task)| {
-                let beyond_the_table = Arc::strong_count(&task.waker) - 1;
-                (Arc::as_ptr(&task.waker), (*id, beyond_the_table))
+                let beyond_the_loops = Arc::strong_count(&task.waker).saturating_sub(2);
+                (Arc::as_ptr(&task.waker), (*id, beyond_the_loops))
             })
             .collect();
         // A waker waiting in the slot of a pending child is the loop's own.
