@@ -20,11 +20,11 @@
 //! 1. `lib.rs`: this map, and what the crate shows the world.
 //! 2. `trace.rs`: what `LOOP_TRACE=1` prints, one call per phase of a turn;
 //!    not the lesson. **NEW:** the woken tasks and their polls.
-//! 3. `waker.rs` **NEW**: task ids; `TaskWaker`, what a `Waker` points to;
-//!    `WokenTasks`, the list wakers write to.
-//! 4. `lost_wake_up.rs` **NEW**: `LostWakeUp`, the error `block_on`
+//! 3. `lost_wake_up.rs` **NEW**: `LostWakeUp`, the error `block_on`
 //!    returns instead of waiting for ever when no task can be woken again,
 //!    and what it says; `Tasks::lost_wake_up` in `task.rs` decides.
+//! 4. `waker.rs` **NEW**: task ids; `TaskWaker`, what a `Waker` points to;
+//!    `WokenTasks`, the list wakers write to.
 //! 5. `task.rs` **NEW**: `Task` and `Tasks`: `spawn`, `poll_woken`,
 //!    `poll_task`, and `lost_wake_up`, which tells when no task can ever
 //!    be woken again.

@@ -15,16 +15,16 @@ use std::fmt;
 use std::future::Future;
 use std::io;
 use std::panic;
-use std::rc::{Rc, Weak};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use mio::event::{Event, Source};
 use mio::{Events, Interest, Poll, Token};
 
-use crate::join::{JoinError, JoinHandle, JoinSlot};
+use crate::join::{JoinError, JoinHandle};
 use crate::task::Tasks;
 use crate::trace::Trace;
-use crate::waker::{TaskId, WokenTasks};
+use crate::waker::WokenTasks;
 
 // ANCHOR: callback
 /// One piece of work: a closure that runs once and may schedule more work on
@@ -254,12 +254,6 @@ impl EventLoop {
     }
     // ANCHOR_END: never_wait_for_nothing
 
-    /// Notes that a task's waker waits in `slot` for `child` to end
-    /// (`JoinHandle::poll`), for `never_wait_for_nothing`'s count.
-    pub(crate) fn note_waiting_join(&self, child: TaskId, slot: Weak<dyn JoinSlot>) {
-        self.tasks.note_waiting_join(child, slot);
-    }
-
     // ANCHOR: wait_for_io
     /// Blocks in the OS until a registered socket is ready or `timeout` runs
     /// out, then moves the callbacks waiting on each ready socket to the
@@ -454,11 +448,6 @@ pub(crate) fn running_loop() -> Rc<EventLoop> {
     RUNNING_LOOP
         .with_borrow(Option::clone)
         .expect("no event loop is running on this thread: await inside block_on")
-}
-
-/// The running loop, if there is one.
-pub(crate) fn try_running_loop() -> Option<Rc<EventLoop>> {
-    RUNNING_LOOP.with_borrow(Option::clone)
 }
 
 /// Makes a loop the running loop until it is dropped.

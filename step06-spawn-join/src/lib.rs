@@ -18,19 +18,21 @@
 //! 1. `lib.rs`: this map, and what the crate shows the world.
 //! 2. `trace.rs`: what `LOOP_TRACE=1` prints, one call per phase of a turn;
 //!    not the lesson. **NEW:** a poll that `panicked`.
-//! 3. `waker.rs`: step 5's, unchanged.
-//! 4. `lost_wake_up.rs`: step 5's. **NEW**: a task waiting to join a stuck
+//! 3. `lost_wake_up.rs`: step 5's. **NEW**: a task waiting to join a stuck
 //!    child is named as one.
+//! 4. `waker.rs`: step 5's, unchanged.
 //! 5. `join.rs` **NEW**: `JoinHandle` and the slot it shares with its task,
 //!    `JoinState`; `run_and_report`, which catches the task's panic, in a
 //!    poll or (`Contained`) in its destructors, and `Reporter`, which leaves
 //!    the outcome in the slot, `Cancelled` if the task is dropped
-//!    unfinished; `JoinError`.
+//!    unfinished; `JoinError`;
+//!    and, in its plumbing, the slots `JoinHandle::poll` notes a waker
+//!    waiting in, for the lost wake-up check.
 //! 6. `task.rs`: step 5's. **NEW**: `Tasks::spawn` wraps the future in
-//!    `run_and_report` and returns a `JoinHandle`, keeping the task's slot
-//!    beside it, so that `lost_wake_up` can tell a joiner from a lost
-//!    wake-up; `Tasks::drop_all`, which leaves the table empty, even of
-//!    tasks spawned by the tasks it drops.
+//!    `run_and_report` and returns a `JoinHandle`; `Tasks::drop_all`, which
+//!    leaves the table empty, even of tasks spawned by the tasks it drops;
+//!    `lost_wake_up` counts a waker waiting in a stuck child's slot as the
+//!    loop's own.
 //! 7. `event_loop.rs`: step 5's loop. **NEW**: `EventLoop::spawn` returns a
 //!    `JoinHandle`; `block_on` passes on its task's panic and drops the tasks
 //!    left; the free `spawn`, from inside a task; `join_all`.

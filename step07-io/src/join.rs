@@ -9,14 +9,14 @@
 
 use std::any::Any;
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::fmt;
 use std::future::{self, Future};
 use std::panic::{self, AssertUnwindSafe};
 use std::pin::{Pin, pin};
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::task::{Context, Poll, Waker};
 
-use crate::event_loop::try_running_loop;
 use crate::trace;
 use crate::waker::TaskId;
 
@@ -246,15 +246,62 @@ impl<T> JoinSlot for RefCell<JoinState<T>> {
     }
 }
 
-/// Tells the running loop, if there is one, that a task's waker now waits
-/// in `slot` for task `child` to end: a reference to the waker that only
-/// `child`'s end can use, which `Tasks::lost_wake_up` counts as the loop's
-/// own while `child` is pending. Outside a loop there is nothing to tell,
-/// and that waker counts as held elsewhere: the check stays silent.
+thread_local! {
+    /// The join slots where a task's waker waits for another task to end,
+    /// as `JoinHandle::poll` notes them: what `Tasks::lost_wake_up` counts
+    /// as the loop's own. Per thread, as the running loop is.
+    static WAITING_JOINS: RefCell<WaitingJoins> = RefCell::default();
+}
+
+/// Notes that a task's waker now waits in `slot` for task `child` to end:
+/// a reference to the waker that only `child`'s end can use.
 fn note_waiting_join<T: 'static>(child: TaskId, slot: &Rc<RefCell<JoinState<T>>>) {
-    if let Some(running) = try_running_loop() {
-        let slot: Rc<dyn JoinSlot> = slot.clone();
-        running.note_waiting_join(child, Rc::downgrade(&slot));
+    let slot: Rc<dyn JoinSlot> = slot.clone();
+    WAITING_JOINS.with_borrow_mut(|joins| joins.note(child, Rc::downgrade(&slot)));
+}
+
+/// Each join slot a waker waits in, once, with the task it waits for.
+pub(crate) fn waiting_joins() -> Vec<(TaskId, Rc<dyn JoinSlot>)> {
+    WAITING_JOINS.with_borrow_mut(WaitingJoins::live)
+}
+
+/// The join slots where a waker waits, as `JoinHandle::poll` notes them:
+/// kept out of `Task`, whose size every spawn pays for, since only the
+/// rare lost wake-up check reads them. Slots no longer waited in are
+/// forgotten whenever the list has doubled since it was last tidied, so it
+/// never grows past twice the joins waiting at once.
+#[derive(Default)]
+struct WaitingJoins {
+    slots: Vec<(TaskId, Weak<dyn JoinSlot>)>,
+    tidy_at: usize,
+}
+
+impl WaitingJoins {
+    fn note(&mut self, child: TaskId, slot: Weak<dyn JoinSlot>) {
+        if self.slots.len() >= self.tidy_at {
+            self.tidy();
+        }
+        self.slots.push((child, slot));
+    }
+
+    /// Forgets the slots that are gone or have no waker waiting.
+    fn tidy(&mut self) {
+        self.slots.retain(|(_, slot)| {
+            slot.upgrade()
+                .is_some_and(|slot| slot.joiner_waker_data().is_some())
+        });
+        self.tidy_at = (2 * self.slots.len()).max(64);
+    }
+
+    /// Each slot with a waker waiting, once, with the task it waits for.
+    fn live(&mut self) -> Vec<(TaskId, Rc<dyn JoinSlot>)> {
+        self.tidy();
+        let mut seen = HashSet::new();
+        self.slots
+            .iter()
+            .filter_map(|(child, slot)| Some((*child, slot.upgrade()?)))
+            .filter(|(_, slot)| seen.insert(Rc::as_ptr(slot).cast::<()>()))
+            .collect()
     }
 }
 

@@ -19,8 +19,8 @@
 //! 1. `lib.rs`: this map, and what the crate shows the world.
 //! 2. `trace.rs`: what `LOOP_TRACE=1` prints, one call per phase of a turn;
 //!    not the lesson. **NEW:** which task a ready socket wakes.
-//! 3. `waker.rs`: step 6's, unchanged: task ids, `TaskWaker`, `WokenTasks`.
-//! 4. `lost_wake_up.rs`: step 6's, unchanged.
+//! 3. `lost_wake_up.rs`: step 6's, unchanged.
+//! 4. `waker.rs`: step 6's, unchanged: task ids, `TaskWaker`, `WokenTasks`.
 //! 5. `join.rs`: step 6's, unchanged: `JoinHandle` and its `Reporter`.
 //! 6. `task.rs`: step 6's, unchanged: `Task` and `Tasks`.
 //! 7. `event_loop.rs`: step 6's: the loop, whose `read_wait` and

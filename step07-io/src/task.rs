@@ -1,15 +1,14 @@
 //! Tasks: futures the loop polls, one at a time, when they are woken.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::future::Future;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::pin::Pin;
-use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use crate::join::{JoinHandle, JoinSlot, run_and_report};
+use crate::join::{JoinHandle, run_and_report, waiting_joins};
 use crate::lost_wake_up::{LostWakeUp, SpawnedAt, Stuck, StuckTask};
 use crate::trace::{Left, Trace};
 use crate::waker::{TaskId, TaskWaker, WokenTasks};
@@ -40,9 +39,6 @@ pub(crate) struct Tasks {
     /// The ids `poll_woken` is working through; empty between turns, and
     /// kept only so its memory is reused.
     polling: Cell<Vec<TaskId>>,
-    /// The join slots where a task's waker waits for another task to end,
-    /// by that task's id: what `lost_wake_up` counts as the loop's own.
-    waiting_joins: RefCell<WaitingJoins>,
 }
 // ANCHOR_END: task
 
@@ -53,7 +49,6 @@ impl Tasks {
             next_id: Cell::new(0),
             woken: Arc::new(woken),
             polling: Cell::new(Vec::new()),
-            waiting_joins: RefCell::default(),
         }
     }
 
@@ -169,7 +164,7 @@ impl Tasks {
             .collect();
         // A waker waiting in the slot of a pending child is the loop's own.
         let mut joining = HashMap::new();
-        for (child, slot) in self.waiting_joins.borrow_mut().live() {
+        for (child, slot) in waiting_joins() {
             let Some(data) = slot.joiner_waker_data() else {
                 continue;
             };
@@ -201,11 +196,6 @@ impl Tasks {
     }
     // ANCHOR_END: lost_wake_up
 
-    /// Notes that a task's waker waits in `slot` for task `child` to end.
-    pub(crate) fn note_waiting_join(&self, child: TaskId, slot: Weak<dyn JoinSlot>) {
-        self.waiting_joins.borrow_mut().note(child, slot);
-    }
-
     // ANCHOR: drop_all
     /// Drops every task still in the table; their joiners see them
     /// cancelled. The table is taken out first, so a destructor may spawn
@@ -233,46 +223,6 @@ impl Tasks {
     /// How many tasks are not done yet.
     pub(crate) fn len(&self) -> usize {
         self.table.borrow().len()
-    }
-}
-
-/// The join slots where a waker waits, as `JoinHandle::poll` notes them:
-/// kept out of `Task`, whose size every spawn pays for, since only the
-/// rare lost wake-up check reads them. Slots no longer waited in are
-/// forgotten whenever the list has doubled since it was last tidied, so it
-/// never grows past twice the joins waiting at once.
-#[derive(Default)]
-pub(crate) struct WaitingJoins {
-    slots: Vec<(TaskId, Weak<dyn JoinSlot>)>,
-    tidy_at: usize,
-}
-
-impl WaitingJoins {
-    fn note(&mut self, child: TaskId, slot: Weak<dyn JoinSlot>) {
-        if self.slots.len() >= self.tidy_at {
-            self.tidy();
-        }
-        self.slots.push((child, slot));
-    }
-
-    /// Forgets the slots that are gone or have no waker waiting.
-    fn tidy(&mut self) {
-        self.slots.retain(|(_, slot)| {
-            slot.upgrade()
-                .is_some_and(|slot| slot.joiner_waker_data().is_some())
-        });
-        self.tidy_at = (2 * self.slots.len()).max(64);
-    }
-
-    /// Each slot with a waker waiting, once, with the task it waits for.
-    fn live(&mut self) -> Vec<(TaskId, Rc<dyn JoinSlot>)> {
-        self.tidy();
-        let mut seen = HashSet::new();
-        self.slots
-            .iter()
-            .filter_map(|(child, slot)| Some((*child, slot.upgrade()?)))
-            .filter(|(_, slot)| seen.insert(Rc::as_ptr(slot).cast::<()>()))
-            .collect()
     }
 }
 

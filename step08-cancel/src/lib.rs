@@ -22,10 +22,10 @@
 //! 2. `trace.rs`: what `LOOP_TRACE=1` prints, one call per phase of a turn;
 //!    not the lesson. **NEW:** a cancelled task's poll; cancelled timers
 //!    skipped and swept.
-//! 3. `waker.rs`: step 7's. **NEW** (tasks): the `cancelled` mark in
-//!    `TaskWaker`, and `TaskWaker::cancel`, which sets it and wakes the task.
-//! 4. `lost_wake_up.rs`: step 7's. **NEW** (tasks): a task cancelled but
+//! 3. `lost_wake_up.rs`: step 7's. **NEW** (tasks): a task cancelled but
 //!    never woken is named as one.
+//! 4. `waker.rs`: step 7's. **NEW** (tasks): the `cancelled` mark in
+//!    `TaskWaker`, and `TaskWaker::cancel`, which sets it and wakes the task.
 //! 5. `join.rs`: step 7's. **NEW** (tasks): `JoinHandle::cancel`,
 //!    `is_finished`; `cancel_on_drop` and `CancelOnDrop`, a handle that
 //!    cancels its task when dropped; the `Reporter`'s look at the mark.
