@@ -198,6 +198,62 @@ impl Part {
     }
 }
 
+impl Include {
+    /// The file it shows, as a path from the chapter's folder joined on.
+    pub fn file_from(&self, book_src: &Path) -> PathBuf {
+        let chapter_dir = book_src
+            .join(&self.chapter)
+            .parent()
+            .expect("a chapter sits in a folder")
+            .to_path_buf();
+        chapter_dir.join(&self.path)
+    }
+}
+
+impl Part {
+    /// The lines of `content` this part shows, joined with `\n`, as mdBook's
+    /// `{{#include}}` would show them, but with no marker line in any part:
+    /// neither `// ANCHOR:` nor `// ANCHOR_END:` nor `// BUILD`. Those lines
+    /// are how the book includes code and how `cargo workshop` finds a
+    /// track, not code a reader should scroll past.
+    pub fn select(&self, content: &str) -> String {
+        let lines: Vec<&str> = content.lines().collect();
+        let selected: &[&str] = match self {
+            Part::Lines { start, end } => {
+                let end = end.unwrap_or(lines.len()).min(lines.len());
+                let start = start.unwrap_or(0).min(end);
+                &lines[start..end]
+            }
+            Part::Anchor(name) => {
+                let start = marker_lines(content, "ANCHOR:", name).first().copied();
+                let end =
+                    marker_lines(content, "ANCHOR_END:", name).first().copied();
+                match (start, end) {
+                    (Some(start), Some(end)) if end > start => {
+                        &lines[start + 1..end]
+                    }
+                    // check_include reports it; mdBook shows nothing either.
+                    _ => &[],
+                }
+            }
+        };
+        let kept: Vec<&str> = selected
+            .iter()
+            .copied()
+            .filter(|line| !is_marker_line(line))
+            .collect();
+        kept.join("\n")
+    }
+}
+
+/// A line that is only a marker for the book or for `cargo workshop`.
+pub fn is_marker_line(line: &str) -> bool {
+    let line = line.trim_start();
+    ["// ANCHOR:", "// ANCHOR_END:", crate::track::MARKER]
+        .iter()
+        .any(|marker| line.starts_with(marker))
+}
+
 /// Checks that an include shows what its author meant: the file exists, the
 /// anchor is there once with its end after it and something between, and
 /// the line range lies inside the file. Returns what is wrong, if anything.
