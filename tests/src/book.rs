@@ -246,6 +246,78 @@ impl Part {
     }
 }
 
+/// Steps' files as the authors committed them: `cargo workshop start`
+/// blanks functions on disk, and the book (and the plans measured from it)
+/// must still show the authors' bodies.
+#[derive(Debug)]
+pub struct Committed {
+    /// The repository's top folder, when git knows it.
+    repository: Option<PathBuf>,
+}
+
+impl Committed {
+    /// The repository that holds `dir`, if git is there to ask.
+    pub fn around(dir: &Path) -> Committed {
+        let repository = git_output(dir, &["rev-parse", "--show-toplevel"])
+            .and_then(|top| PathBuf::from(top.trim()).canonicalize().ok());
+        Committed { repository }
+    }
+
+    /// `file` (an absolute path, `..` resolved) as committed at HEAD when
+    /// it lies in a `stepNN-…` folder; `None` for any other file, or when
+    /// git or HEAD lacks it.
+    pub fn read(&self, file: &Path) -> Option<String> {
+        let repository = self.repository.as_ref()?;
+        let relative = file.strip_prefix(repository).ok()?;
+        let parts: Vec<String> = relative
+            .components()
+            .map(|part| part.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        step_number(parts.first()?)?;
+        let path = format!("HEAD:{}", parts.join("/"));
+        git_output(repository, &["show", &path])
+            .map(|text| text.replace("\r\n", "\n"))
+    }
+
+    /// `file` as committed, or as it is on disk.
+    pub fn read_or_disk(&self, file: &Path) -> std::io::Result<String> {
+        match self.read(file) {
+            Some(text) => Ok(text),
+            None => Ok(fs::read_to_string(file)?.replace("\r\n", "\n")),
+        }
+    }
+}
+
+/// What a git command prints, or `None` if git is missing or it fails.
+fn git_output(dir: &Path, args: &[&str]) -> Option<String> {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    String::from_utf8(output.stdout).ok()
+}
+
+/// `a/b/../c` as `a/c`, without asking the file system (a file HEAD has
+/// may be missing from the disk).
+pub fn normalized(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// A line that is only a marker for the book or for `cargo workshop`.
 pub fn is_marker_line(line: &str) -> bool {
     let line = line.trim_start();

@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use workshop_tests::book::{
-    book_src, includes, read_text, step_chapters, step_number,
+    Committed, book_src, includes, normalized, read_text, step_chapters, step_number,
 };
 use workshop_tests::{track, workspace_root};
 
@@ -41,6 +41,10 @@ struct Section {
 /// the lines of its code blocks with every include expanded.
 fn sections(chapter: &str) -> Vec<Section> {
     let markdown = read_text(&book_src().join(chapter));
+    // As the book shows them: a step started with `cargo workshop start`
+    // keeps its size.
+    let book_src = book_src().canonicalize().expect("book/src exists");
+    let committed = Committed::around(&book_src);
     let mut sections = vec![Section::default()];
     let mut in_code = false;
     let mut folded = 0_usize;
@@ -56,7 +60,9 @@ fn sections(chapter: &str) -> Vec<Section> {
                 section.count_code(1, folded > 0);
             }
             for include in shown {
-                let content = read_text(&include.file_from(&book_src()));
+                let file = normalized(&include.file_from(&book_src));
+                let content =
+                    committed.read_or_disk(&file).expect("an included file");
                 let lines = include.part.select(&content).lines().count();
                 section.count_code(lines, folded > 0 || is_diff(&include.path));
             }
@@ -192,16 +198,27 @@ fn measure(chapter: &str, folder: &str) -> Size {
     let exercises = (1..=99)
         .take_while(|n| try_it.contains(&format!("\n**{n}. ")))
         .count();
-    let number = step_number(folder).expect("a step folder");
-    let step = workspace_root().join(folder);
-    let marked = track::track(&step, number).expect("the step's track");
-    let body_lines = marked
-        .iter()
-        .map(|marked| {
-            let text = read_text(&step.join(&marked.file));
-            text[marked.body.clone()].lines().count().saturating_sub(2)
-        })
-        .sum();
+    let step = workspace_root()
+        .join(folder)
+        .canonicalize()
+        .expect("the step exists");
+    // The track as committed, so a started step measures the same.
+    let committed = Committed::around(&step);
+    let mut marked = Vec::new();
+    let mut body_lines = 0;
+    for file in track::rust_files(&step) {
+        let text = committed
+            .read_or_disk(&step.join(&file))
+            .expect("a step's file");
+        let in_file = track::markers_in(&file, &text).expect("the step's markers");
+        body_lines += in_file
+            .iter()
+            .map(|marked| {
+                text[marked.body.clone()].lines().count().saturating_sub(2)
+            })
+            .sum::<usize>();
+        marked.extend(in_file);
+    }
     Size {
         core_words: sections
             .iter()

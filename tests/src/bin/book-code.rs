@@ -22,11 +22,11 @@ use std::collections::HashMap;
 use std::env;
 use std::fs;
 use std::io;
-use std::path::{Component, Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use serde_json::Value;
-use workshop_tests::book::{Include, includes, step_number};
+use workshop_tests::book::{Committed, Include, includes, normalized};
 
 fn main() -> ExitCode {
     match env::args().nth(1).as_deref() {
@@ -98,8 +98,7 @@ fn rewrite_chapters(value: &mut Value, sources: &mut Sources) -> Result<(), Stri
 /// Where included code is read from, each file read once.
 struct Sources {
     book_src: PathBuf,
-    /// The repository's top folder, when git knows it.
-    repository: Option<PathBuf>,
+    committed: Committed,
     /// `BOOK_CODE=worktree`: steps' files as they are on disk.
     from_worktree: bool,
     read: HashMap<PathBuf, String>,
@@ -110,11 +109,9 @@ impl Sources {
         let book_src = book_src
             .canonicalize()
             .map_err(|err| format!("{}: {err}", book_src.display()))?;
-        let repository = git(&book_src, &["rev-parse", "--show-toplevel"])
-            .and_then(|top| PathBuf::from(top.trim()).canonicalize().ok());
         Ok(Sources {
+            committed: Committed::around(&book_src),
             book_src,
-            repository,
             from_worktree: env::var("BOOK_CODE")
                 .is_ok_and(|from| from == "worktree"),
             read: HashMap::new(),
@@ -145,32 +142,13 @@ impl Sources {
         if let Some(known) = self.read.get(file) {
             return Ok(known.clone());
         }
-        let committed = self
-            .in_a_step(file)
-            .filter(|_| !self.from_worktree)
-            .and_then(|(repository, path)| {
-                git(&repository, &["show", &format!("HEAD:{path}")])
-            });
-        let content = match committed {
-            Some(content) => content,
-            None => fs::read_to_string(file)?,
-        }
-        .replace("\r\n", "\n");
+        let content = if self.from_worktree {
+            fs::read_to_string(file)?.replace("\r\n", "\n")
+        } else {
+            self.committed.read_or_disk(file)?
+        };
         self.read.insert(file.to_owned(), content.clone());
         Ok(content)
-    }
-
-    /// The repository and the `/`-separated path in it, for a file inside
-    /// a `stepNN-…` folder.
-    fn in_a_step(&self, file: &Path) -> Option<(PathBuf, String)> {
-        let repository = self.repository.as_ref()?;
-        let relative = file.strip_prefix(repository).ok()?;
-        let parts: Vec<String> = relative
-            .components()
-            .map(|part| part.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        step_number(parts.first()?)?;
-        Some((repository.clone(), parts.join("/")))
     }
 }
 
@@ -180,34 +158,4 @@ fn is_code(include: &Include) -> bool {
         && Path::new(&include.path)
             .extension()
             .is_some_and(|ext| ext == "rs" || ext == "toml")
-}
-
-/// `a/b/../c` as `a/c`, without asking the file system (a file HEAD has
-/// may be missing from the disk).
-fn normalized(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-/// What a git command prints, or `None` if git is missing or it fails.
-fn git(dir: &Path, args: &[&str]) -> Option<String> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .ok()?;
-    if !output.status.success() {
-        return None;
-    }
-    String::from_utf8(output.stdout).ok()
 }
