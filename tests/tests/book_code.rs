@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 use workshop_tests::book::{
-    book_src, chapters, includes, is_marker_line, read_text,
+    Committed, book_src, chapters, includes, is_marker_line, read_text,
 };
 use workshop_tests::{files_below, track, workspace_root};
 
@@ -103,6 +103,7 @@ fn a_started_step_keeps_the_authors_code_in_its_chapter() {
     fs::create_dir_all(repo.join("book/src")).unwrap();
     fs::write(repo.join("book/src").join(chapter), &markdown).unwrap();
     let root = workspace_root().canonicalize().unwrap();
+    let committed = Committed::around(&root);
     let mut files: Vec<String> = files_below(&root.join(step))
         .into_iter()
         .map(|file| format!("{step}/{file}"))
@@ -116,7 +117,8 @@ fn a_started_step_keeps_the_authors_code_in_its_chapter() {
     for file in files {
         let to = repo.join(&file);
         fs::create_dir_all(to.parent().unwrap()).unwrap();
-        fs::copy(root.join(&file), to).unwrap();
+        // As committed here: this test may run in a step already started.
+        fs::write(to, committed.read_or_disk(&root.join(&file)).unwrap()).unwrap();
     }
     git(&repo, &["init", "-q"]);
     git(&repo, &["add", "."]);
