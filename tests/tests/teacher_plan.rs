@@ -7,7 +7,7 @@
 //! redo every sum. When a chapter grows, the failure prints the new row.
 //!
 //! The rates are the page's own, stated there: 200 words of prose a minute,
-//! 20 lines of code a minute (a first read-through, not a study), 10 minutes
+//! 30 lines of code a minute (a first read-through, not a study), 10 minutes
 //! for each "Try it" exercise, and for a build-it track 5 minutes a function
 //! plus a minute for every 2 lines of body a participant writes.
 
@@ -408,6 +408,24 @@ fn every_chapter_splits_its_sections_into_core_path_and_depth() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The page states the rates the sums use, so a reader can redo them.
+#[test]
+fn the_page_states_the_rates_these_tests_use() {
+    let page = teacher_page();
+    let stated = [
+        format!("{WORDS_PER_MINUTE} words a minute"),
+        format!("{CODE_LINES_PER_MINUTE} lines a minute"),
+        format!("{MINUTES_PER_EXERCISE} minutes (predict"),
+        format!("{MINUTES_PER_FUNCTION} minutes a function"),
+        format!("every {BODY_LINES_PER_MINUTE} lines of body"),
+    ];
+    let missing: Vec<&String> = stated
+        .iter()
+        .filter(|rate| !page.replace('\n', " ").contains(rate.as_str()))
+        .collect();
+    assert!(missing.is_empty(), "teacher.md does not say {missing:?}");
 }
 
 /// `1:50` as minutes.
