@@ -878,4 +878,27 @@ mod tests {
         assert_eq!(step_number("step03"), None);
         assert_eq!(step_number("introduction"), None);
     }
+
+    const MARKED: &str = "// ANCHOR: all\nuse x;\n// BUILD 1/1: chapter 3, \"The idea\"; \
+        test a::b\n// ANCHOR: run\nfn run() {}\n// ANCHOR_END: run\n// ANCHOR_END: all\n";
+
+    #[test]
+    fn an_anchor_shows_its_lines_without_any_marker() {
+        assert_eq!(
+            Part::Anchor("all".into()).select(MARKED),
+            "use x;\nfn run() {}"
+        );
+        assert_eq!(Part::Anchor("run".into()).select(MARKED), "fn run() {}");
+        assert_eq!(Part::Anchor("none".into()).select(MARKED), "");
+    }
+
+    #[test]
+    fn a_line_range_shows_its_lines_without_any_marker() {
+        assert_eq!(Part::parse(None).select(MARKED), "use x;\nfn run() {}");
+        assert_eq!(
+            Part::parse(Some("2:5")).select(MARKED),
+            "use x;\nfn run() {}"
+        );
+        assert_eq!(Part::parse(Some("2")).select(MARKED), "use x;");
+    }
 }
