@@ -198,6 +198,134 @@ impl Part {
     }
 }
 
+impl Include {
+    /// The file it shows, as a path from the chapter's folder joined on.
+    pub fn file_from(&self, book_src: &Path) -> PathBuf {
+        let chapter_dir = book_src
+            .join(&self.chapter)
+            .parent()
+            .expect("a chapter sits in a folder")
+            .to_path_buf();
+        chapter_dir.join(&self.path)
+    }
+}
+
+impl Part {
+    /// The lines of `content` this part shows, joined with `\n`, as mdBook's
+    /// `{{#include}}` would show them, but with no marker line in any part:
+    /// neither `// ANCHOR:` nor `// ANCHOR_END:` nor `// BUILD`. Those lines
+    /// are how the book includes code and how `cargo workshop` finds a
+    /// track, not code a reader should scroll past.
+    pub fn select(&self, content: &str) -> String {
+        let lines: Vec<&str> = content.lines().collect();
+        let selected: &[&str] = match self {
+            Part::Lines { start, end } => {
+                let end = end.unwrap_or(lines.len()).min(lines.len());
+                let start = start.unwrap_or(0).min(end);
+                &lines[start..end]
+            }
+            Part::Anchor(name) => {
+                let start = marker_lines(content, "ANCHOR:", name).first().copied();
+                let end =
+                    marker_lines(content, "ANCHOR_END:", name).first().copied();
+                match (start, end) {
+                    (Some(start), Some(end)) if end > start => {
+                        &lines[start + 1..end]
+                    }
+                    // check_include reports it; mdBook shows nothing either.
+                    _ => &[],
+                }
+            }
+        };
+        let kept: Vec<&str> = selected
+            .iter()
+            .copied()
+            .filter(|line| !is_marker_line(line))
+            .collect();
+        kept.join("\n")
+    }
+}
+
+/// Steps' files as the authors committed them: `cargo workshop start`
+/// blanks functions on disk, and the book (and the plans measured from it)
+/// must still show the authors' bodies.
+#[derive(Debug)]
+pub struct Committed {
+    /// The repository's top folder, when git knows it.
+    repository: Option<PathBuf>,
+}
+
+impl Committed {
+    /// The repository that holds `dir`, if git is there to ask.
+    pub fn around(dir: &Path) -> Committed {
+        let repository = git_output(dir, &["rev-parse", "--show-toplevel"])
+            .and_then(|top| PathBuf::from(top.trim()).canonicalize().ok());
+        Committed { repository }
+    }
+
+    /// `file` (an absolute path, `..` resolved) as committed at HEAD when
+    /// it lies in a `stepNN-…` folder; `None` for any other file, or when
+    /// git or HEAD lacks it.
+    pub fn read(&self, file: &Path) -> Option<String> {
+        let repository = self.repository.as_ref()?;
+        let relative = file.strip_prefix(repository).ok()?;
+        let parts: Vec<String> = relative
+            .components()
+            .map(|part| part.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        step_number(parts.first()?)?;
+        let path = format!("HEAD:{}", parts.join("/"));
+        git_output(repository, &["show", &path])
+            .map(|text| text.replace("\r\n", "\n"))
+    }
+
+    /// `file` as committed, or as it is on disk.
+    pub fn read_or_disk(&self, file: &Path) -> std::io::Result<String> {
+        match self.read(file) {
+            Some(text) => Ok(text),
+            None => Ok(fs::read_to_string(file)?.replace("\r\n", "\n")),
+        }
+    }
+}
+
+/// What a git command prints, or `None` if git is missing or it fails.
+fn git_output(dir: &Path, args: &[&str]) -> Option<String> {
+    let output = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    String::from_utf8(output.stdout).ok()
+}
+
+/// `a/b/../c` as `a/c`, without asking the file system (a file HEAD has
+/// may be missing from the disk).
+pub fn normalized(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A line that is only a marker for the book or for `cargo workshop`.
+pub fn is_marker_line(line: &str) -> bool {
+    let line = line.trim_start();
+    ["// ANCHOR:", "// ANCHOR_END:", crate::track::MARKER]
+        .iter()
+        .any(|marker| line.starts_with(marker))
+}
+
 /// Checks that an include shows what its author meant: the file exists, the
 /// anchor is there once with its end after it and something between, and
 /// the line range lies inside the file. Returns what is wrong, if anything.
@@ -749,5 +877,28 @@ mod tests {
         assert_eq!(step_number("step03-sleep"), Some(3));
         assert_eq!(step_number("step03"), None);
         assert_eq!(step_number("introduction"), None);
+    }
+
+    const MARKED: &str = "// ANCHOR: all\nuse x;\n// BUILD 1/1: chapter 3, \"The idea\"; \
+        test a::b\n// ANCHOR: run\nfn run() {}\n// ANCHOR_END: run\n// ANCHOR_END: all\n";
+
+    #[test]
+    fn an_anchor_shows_its_lines_without_any_marker() {
+        assert_eq!(
+            Part::Anchor("all".into()).select(MARKED),
+            "use x;\nfn run() {}"
+        );
+        assert_eq!(Part::Anchor("run".into()).select(MARKED), "fn run() {}");
+        assert_eq!(Part::Anchor("none".into()).select(MARKED), "");
+    }
+
+    #[test]
+    fn a_line_range_shows_its_lines_without_any_marker() {
+        assert_eq!(Part::parse(None).select(MARKED), "use x;\nfn run() {}");
+        assert_eq!(
+            Part::parse(Some("2:5")).select(MARKED),
+            "use x;\nfn run() {}"
+        );
+        assert_eq!(Part::parse(Some("2")).select(MARKED), "use x;");
     }
 }

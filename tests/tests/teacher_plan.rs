@@ -1,0 +1,539 @@
+//! The teacher's plans add up, and keep adding up when a chapter changes.
+//!
+//! `book/src/teacher.md` states, for each chapter, how much a reader reads
+//! on its core path and in full (words of prose, lines of code and output)
+//! and how big its build-it track is; its plans' boxes are sums of those.
+//! These tests measure the chapters again, compare within a tolerance, and
+//! redo every sum. When a chapter grows, the failure prints the new row.
+//!
+//! The rates are the page's own, stated there: 200 words of prose a minute,
+//! 30 lines of code a minute (a first read-through, not a study), 10 minutes
+//! for each "Try it" exercise, and for a build-it track 5 minutes a function
+//! plus a minute for every 2 lines of body a participant writes.
+
+use std::collections::BTreeMap;
+
+use workshop_tests::book::{
+    Committed, book_src, includes, normalized, read_text, step_chapters, step_number,
+};
+use workshop_tests::{track, workspace_root};
+
+const WORDS_PER_MINUTE: usize = 200;
+const CODE_LINES_PER_MINUTE: usize = 30;
+const MINUTES_PER_EXERCISE: usize = 10;
+const MINUTES_PER_FUNCTION: usize = 5;
+const BODY_LINES_PER_MINUTE: usize = 2;
+
+/// One `## ` section of a chapter (the text above the first is `""`).
+#[derive(Debug, Default)]
+struct Section {
+    heading: String,
+    words: usize,
+    code_lines: usize,
+    /// What a first reading passes over: folded text (`<details>`, the
+    /// answers and long listings) and the pinned diffs, which show again
+    /// code the section has just listed.
+    skimmed_words: usize,
+    skimmed_code_lines: usize,
+}
+
+/// A chapter's sections, measured: prose words outside code blocks, and
+/// the lines of its code blocks with every include expanded.
+fn sections(chapter: &str) -> Vec<Section> {
+    let markdown = read_text(&book_src().join(chapter));
+    // As the book shows them: a step started with `cargo workshop start`
+    // keeps its size.
+    let book_src = book_src().canonicalize().expect("book/src exists");
+    let committed = Committed::around(&book_src);
+    let mut sections = vec![Section::default()];
+    let mut in_code = false;
+    let mut folded = 0_usize;
+    for line in markdown.lines() {
+        let section = sections.last_mut().expect("one section at least");
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            let shown = includes(chapter, line).unwrap_or_default();
+            if shown.is_empty() {
+                section.count_code(1, folded > 0);
+            }
+            for include in shown {
+                let file = normalized(&include.file_from(&book_src));
+                let content =
+                    committed.read_or_disk(&file).expect("an included file");
+                let lines = include.part.select(&content).lines().count();
+                section.count_code(lines, folded > 0 || is_diff(&include.path));
+            }
+        } else if let Some(heading) = line.strip_prefix("## ") {
+            sections.push(Section {
+                heading: heading.to_owned(),
+                ..Section::default()
+            });
+            folded = 0;
+        } else {
+            folded += line.matches("<details>").count();
+            section.count_words(prose_words(line), folded > 0);
+            folded = folded.saturating_sub(line.matches("</details>").count());
+        }
+    }
+    sections
+}
+
+impl Section {
+    fn count_code(&mut self, lines: usize, skimmed: bool) {
+        self.code_lines += lines;
+        if skimmed {
+            self.skimmed_code_lines += lines;
+        }
+    }
+
+    fn count_words(&mut self, words: usize, skimmed: bool) {
+        self.words += words;
+        if skimmed {
+            self.skimmed_words += words;
+        }
+    }
+}
+
+fn is_diff(path: &str) -> bool {
+    std::path::Path::new(path)
+        .extension()
+        .is_some_and(|ext| ext == "diff")
+}
+
+/// Words a reader reads in a line of Markdown: no directive, no HTML tag.
+fn prose_words(line: &str) -> usize {
+    let mut text = String::new();
+    let mut depth = 0;
+    let mut rest = line;
+    while let Some(open) = rest.find("{{#") {
+        text.push_str(&rest[..open]);
+        rest = rest[open..].split_once("}}").map_or("", |(_, after)| after);
+    }
+    text.push_str(rest);
+    let mut words = String::new();
+    for c in text.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' if depth > 0 => depth -= 1,
+            c if depth == 0 => words.push(c),
+            _ => {}
+        }
+    }
+    words
+        .split_whitespace()
+        .filter(|word| word.chars().any(char::is_alphanumeric))
+        .count()
+}
+
+/// What a chapter's "Core path" note at its top says: the sections of the
+/// core path, and those left for depth.
+fn core_note(chapter: &str) -> Option<(Vec<String>, Vec<String>)> {
+    let markdown = read_text(&book_src().join(chapter));
+    let note: Vec<&str> = markdown
+        .lines()
+        .skip_while(|line| !line.starts_with("> **Core path**"))
+        .take_while(|line| line.starts_with('>'))
+        .map(|line| line.trim_start_matches('>').trim())
+        .collect();
+    let note = note.join(" ");
+    let (core, depth) = note.split_once("**Depth**")?;
+    Some((link_texts(core), link_texts(depth)))
+}
+
+/// The texts of the `[text](#id)` links in a piece of Markdown.
+fn link_texts(markdown: &str) -> Vec<String> {
+    markdown
+        .split('[')
+        .skip(1)
+        .filter_map(|piece| piece.split_once("](#").map(|(text, _)| text))
+        .map(|text| text.replace('`', ""))
+        .collect()
+}
+
+/// A chapter as the plans count it.
+#[derive(Debug, PartialEq, Eq)]
+struct Size {
+    core_words: usize,
+    core_code: usize,
+    all_words: usize,
+    all_code: usize,
+    exercises: usize,
+    functions: usize,
+    body_lines: usize,
+}
+
+impl Size {
+    fn core_reading(&self) -> usize {
+        reading(self.core_words, self.core_code)
+    }
+    fn all_reading(&self) -> usize {
+        reading(self.all_words, self.all_code)
+    }
+    fn build_it(&self) -> usize {
+        self.functions * MINUTES_PER_FUNCTION
+            + self.body_lines.div_ceil(BODY_LINES_PER_MINUTE)
+    }
+}
+
+fn reading(words: usize, code_lines: usize) -> usize {
+    (words * CODE_LINES_PER_MINUTE + code_lines * WORDS_PER_MINUTE)
+        .div_ceil(WORDS_PER_MINUTE * CODE_LINES_PER_MINUTE)
+}
+
+fn measure(chapter: &str, folder: &str) -> Size {
+    let sections = sections(chapter);
+    let core: Vec<String> =
+        core_note(chapter).map(|(core, _)| core).unwrap_or_default();
+    let is_core = |section: &&Section| {
+        section.heading.is_empty()
+            || core.contains(&section.heading.replace('`', ""))
+    };
+    let try_it = read_text(&book_src().join(chapter))
+        .split_once("\n## Try it\n")
+        .map(|(_, rest)| rest.split("\n## ").next().unwrap_or(rest).to_owned())
+        .unwrap_or_default();
+    let exercises = (1..=99)
+        .take_while(|n| try_it.contains(&format!("\n**{n}. ")))
+        .count();
+    let step = workspace_root()
+        .join(folder)
+        .canonicalize()
+        .expect("the step exists");
+    // The track as committed, so a started step measures the same.
+    let committed = Committed::around(&step);
+    let mut marked = Vec::new();
+    let mut body_lines = 0;
+    for file in track::rust_files(&step) {
+        let text = committed
+            .read_or_disk(&step.join(&file))
+            .expect("a step's file");
+        let in_file = track::markers_in(&file, &text).expect("the step's markers");
+        body_lines += in_file
+            .iter()
+            .map(|marked| {
+                text[marked.body.clone()].lines().count().saturating_sub(2)
+            })
+            .sum::<usize>();
+        marked.extend(in_file);
+    }
+    Size {
+        core_words: sections
+            .iter()
+            .filter(is_core)
+            .map(|s| s.words - s.skimmed_words)
+            .sum(),
+        core_code: sections
+            .iter()
+            .filter(is_core)
+            .map(|s| s.code_lines - s.skimmed_code_lines)
+            .sum(),
+        all_words: sections.iter().map(|s| s.words - s.skimmed_words).sum(),
+        all_code: sections
+            .iter()
+            .map(|s| s.code_lines - s.skimmed_code_lines)
+            .sum(),
+        exercises,
+        functions: marked.len(),
+        body_lines,
+    }
+}
+
+/// A row of the page's table "The chapters, measured".
+#[derive(Debug)]
+struct Stated {
+    size: Size,
+    core_reading: usize,
+    all_reading: usize,
+    build_it: usize,
+}
+
+fn teacher_page() -> String {
+    read_text(&book_src().join("teacher.md"))
+}
+
+/// The cells of each table row in `markdown` under the heading `heading`
+/// (up to the next heading of any level), header and rule left out.
+fn table_rows(markdown: &str, heading: &str) -> Vec<Vec<String>> {
+    let section = markdown
+        .split_once(&format!("\n{heading}\n"))
+        .unwrap_or_else(|| panic!("teacher.md has no `{heading}`"))
+        .1;
+    let section = section.split("\n#").next().unwrap_or(section);
+    section
+        .lines()
+        .filter(|line| line.starts_with('|'))
+        .skip(2)
+        .map(|line| {
+            line.trim_matches('|')
+                .split('|')
+                .map(|cell| cell.trim().to_owned())
+                .collect()
+        })
+        .collect()
+}
+
+/// `1,122` or `7 min` as a number.
+fn number(cell: &str) -> usize {
+    let digits: String = cell
+        .trim_end_matches(" min")
+        .chars()
+        .filter(|c| *c != ',')
+        .collect();
+    digits
+        .parse()
+        .unwrap_or_else(|_| panic!("`{cell}` is not a number"))
+}
+
+/// The chapter file a cell links to: `[Step 1](step01-while-loop.md)`.
+fn linked_chapter(cell: &str) -> Option<String> {
+    let (_, rest) = cell.split_once("](")?;
+    let target = rest.split(')').next()?;
+    let file = target.split('#').next()?;
+    step_number(file.strip_suffix(".md")?).map(|_| file.to_owned())
+}
+
+fn stated_sizes() -> BTreeMap<String, Stated> {
+    table_rows(&teacher_page(), "## The chapters, measured")
+        .into_iter()
+        .map(|cells| {
+            assert_eq!(cells.len(), 11, "a row of 11 cells: {cells:?}");
+            let chapter = linked_chapter(&cells[0]).expect("a chapter link");
+            let stated = Stated {
+                size: Size {
+                    core_words: number(&cells[1]),
+                    core_code: number(&cells[2]),
+                    all_words: number(&cells[4]),
+                    all_code: number(&cells[5]),
+                    exercises: number(&cells[7]),
+                    functions: number(&cells[8]),
+                    body_lines: number(&cells[9]),
+                },
+                core_reading: number(&cells[3]),
+                all_reading: number(&cells[6]),
+                build_it: number(&cells[10]),
+            };
+            (chapter, stated)
+        })
+        .collect()
+}
+
+/// The row a chapter's measurements would make, to paste into the page.
+fn row(chapter: &str, size: &Size) -> String {
+    let title = chapter
+        .strip_prefix("step0")
+        .and_then(|rest| rest.get(..1))
+        .unwrap_or("?");
+    format!(
+        "| [Step {title}]({chapter}) | {} | {} | {} min | {} | {} | {} min | {} | {} | {} | {} min |",
+        size.core_words,
+        size.core_code,
+        size.core_reading(),
+        size.all_words,
+        size.all_code,
+        size.all_reading(),
+        size.exercises,
+        size.functions,
+        size.body_lines,
+        size.build_it()
+    )
+}
+
+/// Within 10 %, or 30 of whatever it counts, of what was measured.
+fn close(stated: usize, measured: usize) -> bool {
+    stated.abs_diff(measured) <= (measured / 10).max(30)
+}
+
+#[test]
+fn the_measured_sizes_are_the_chapters_sizes() {
+    let stated = stated_sizes();
+    let mut problems = Vec::new();
+    for (chapter, folder) in step_chapters() {
+        let measured = measure(&chapter, &folder);
+        let Some(row_stated) = stated.get(&chapter) else {
+            problems.push(format!(
+                "no row for {chapter}: {}",
+                row(&chapter, &measured)
+            ));
+            continue;
+        };
+        let (s, m) = (&row_stated.size, &measured);
+        let sizes_hold = close(s.core_words, m.core_words)
+            && close(s.core_code, m.core_code)
+            && close(s.all_words, m.all_words)
+            && close(s.all_code, m.all_code)
+            && s.exercises == m.exercises
+            && s.functions == m.functions
+            && close(s.body_lines, m.body_lines);
+        // The minutes follow from the row's own numbers, at the page's rates.
+        let sums_hold = row_stated.core_reading == s.core_reading()
+            && row_stated.all_reading == s.all_reading()
+            && row_stated.build_it == s.build_it();
+        if !(sizes_hold && sums_hold) {
+            problems.push(format!(
+                "{chapter} has changed; its row and the plans' boxes that use it \
+                 should now read\n{}",
+                row(&chapter, &measured)
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Each chapter's note at its top names every one of its sections once,
+/// as core path or as depth.
+#[test]
+fn every_chapter_splits_its_sections_into_core_path_and_depth() {
+    let mut problems = Vec::new();
+    for (chapter, _) in step_chapters() {
+        let Some((core, depth)) = core_note(&chapter) else {
+            problems
+                .push(format!("{chapter}: no `> **Core path**` note at its top"));
+            continue;
+        };
+        let mut named: Vec<String> = core.iter().chain(&depth).cloned().collect();
+        named.sort();
+        let mut headings: Vec<String> = sections(&chapter)
+            .into_iter()
+            .skip(1)
+            .map(|section| section.heading.replace('`', ""))
+            .collect();
+        headings.sort();
+        if named != headings {
+            problems.push(format!(
+                "{chapter}: the note names {named:?}, the sections are {headings:?}"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The page states the rates the sums use, so a reader can redo them.
+#[test]
+fn the_page_states_the_rates_these_tests_use() {
+    let page = teacher_page();
+    let stated = [
+        format!("{WORDS_PER_MINUTE} words a minute"),
+        format!("{CODE_LINES_PER_MINUTE} lines a minute"),
+        format!("{MINUTES_PER_EXERCISE} minutes (predict"),
+        format!("{MINUTES_PER_FUNCTION} minutes a function"),
+        format!("every {BODY_LINES_PER_MINUTE} lines of body"),
+    ];
+    let missing: Vec<&String> = stated
+        .iter()
+        .filter(|rate| !page.replace('\n', " ").contains(rate.as_str()))
+        .collect();
+    assert!(missing.is_empty(), "teacher.md does not say {missing:?}");
+}
+
+/// `1:50` as minutes.
+fn clock(cell: &str) -> usize {
+    let (hours, minutes) = cell.split_once(':').expect("a time as h:mm");
+    number(hours) * 60 + number(minutes)
+}
+
+/// The plans' boxes add up: each starts where the one before ended, and a
+/// chapter's box is its reading, its exercises and its track, as stated in
+/// "The chapters, measured", and says which sections it skips.
+#[test]
+fn every_box_of_the_plans_adds_up() {
+    let stated = stated_sizes();
+    let page = teacher_page();
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for heading in ["## One day: the core path", "### Day one", "### Day two"] {
+        let mut expected_start = 0;
+        for cells in table_rows(&page, heading) {
+            let [from, boxed, what] = cells.as_slice() else {
+                problems.push(format!("{heading}: a row of 3 cells: {cells:?}"));
+                continue;
+            };
+            let place = format!("{heading}, {from}");
+            if clock(from) != expected_start {
+                problems.push(format!(
+                    "{place}: starts at {}:{:02}, where the box before ends",
+                    expected_start / 60,
+                    expected_start % 60
+                ));
+            }
+            if boxed.is_empty() {
+                continue; // the day's end
+            }
+            let (total, parts) = boxed.split_once(" = ").unwrap_or((boxed, ""));
+            let total = number(total);
+            expected_start = clock(from) + total;
+            let Some(chapter) = linked_chapter(what) else {
+                continue; // a break, the introduction, the wrap-up
+            };
+            checked += 1;
+            let Some(size) = stated.get(&chapter) else {
+                problems.push(format!("{place}: {chapter} has no measured row"));
+                continue;
+            };
+            let every_section = what.contains("every section");
+            let reading = if every_section {
+                size.all_reading
+            } else {
+                size.core_reading
+            };
+            let exercises = what
+                .split_once("Try it ")
+                .map_or(0, |(_, list)| exercise_count(list));
+            let build = if what.contains("build it") {
+                size.build_it
+            } else {
+                0
+            };
+            let want = format!(
+                "{} min = {reading} reading + {} Try it + {build} build it",
+                reading + exercises * MINUTES_PER_EXERCISE + build,
+                exercises * MINUTES_PER_EXERCISE,
+            );
+            if boxed != &want || parts.is_empty() {
+                problems.push(format!("{place}: `{boxed}`, should be `{want}`"));
+            }
+            if !every_section {
+                let (_, depth) = core_note(&chapter).unwrap_or_default();
+                let (covers, skips) = what.split_once("skips").unwrap_or((what, ""));
+                for section in &depth {
+                    if !covers.contains(section.as_str())
+                        && !skips.contains(section.as_str())
+                    {
+                        problems.push(format!(
+                            "{place}: names \"{section}\" neither as read nor as skipped"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        checked >= 16,
+        "only {checked} chapter boxes found in the plans"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// How many exercises `1, 3` or `1-4` names (up to the first `;`).
+fn exercise_count(list: &str) -> usize {
+    let list = list.split([';', ',']).collect::<Vec<_>>();
+    let mut count = 0;
+    for item in list {
+        let item = item.trim();
+        let item = item.split_whitespace().next().unwrap_or("");
+        if let Some((a, b)) = item.split_once('-') {
+            if let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<usize>()) {
+                count += b + 1 - a;
+                continue;
+            }
+        }
+        if item.parse::<usize>().is_ok() {
+            count += 1;
+        } else {
+            break;
+        }
+    }
+    count
+}
