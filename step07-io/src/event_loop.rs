@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use mio::event::{Event, Source};
 use mio::{Events, Interest, Poll, Token};
 
-use crate::join::{JoinError, JoinHandle};
+use crate::join::{JoinError, JoinHandle, forget_waiting_joins};
 use crate::task::Tasks;
 use crate::trace::Trace;
 use crate::waker::WokenTasks;
@@ -485,6 +485,7 @@ impl RunningLoop {
 impl Drop for RunningLoop {
     fn drop(&mut self) {
         RUNNING_LOOP.take();
+        forget_waiting_joins(); // they were this loop's
     }
 }
 // ANCHOR_END: running_loop

@@ -260,6 +260,12 @@ fn note_waiting_join<T: 'static>(child: TaskId, slot: &Rc<RefCell<JoinState<T>>>
     WAITING_JOINS.with_borrow_mut(|joins| joins.note(child, Rc::downgrade(&slot)));
 }
 
+/// Forgets every noted slot, and the list's memory: `block_on`'s end, when
+/// the running loop leaves this thread.
+pub(crate) fn forget_waiting_joins() {
+    WAITING_JOINS.take();
+}
+
 /// Each join slot a waker waits in, once, with the task it waits for.
 pub(crate) fn waiting_joins() -> Vec<(TaskId, Rc<dyn JoinSlot>)> {
     WAITING_JOINS.with_borrow_mut(WaitingJoins::live)

@@ -25,7 +25,7 @@ use mio::event::{Event, Source};
 use mio::{Events, Interest, Poll, Token};
 use slab::Slab;
 
-use crate::join::{CancelOnDrop, JoinError, JoinHandle};
+use crate::join::{CancelOnDrop, JoinError, JoinHandle, forget_waiting_joins};
 use crate::task::{SequentialIds, Tasks};
 use crate::trace::Trace;
 use crate::waker::WokenTasks;
@@ -558,6 +558,7 @@ impl RunningLoop {
 impl Drop for RunningLoop {
     fn drop(&mut self) {
         RUNNING_LOOP.take();
+        forget_waiting_joins(); // they were this loop's
     }
 }
 // ANCHOR_END: running_loop
