@@ -259,6 +259,49 @@ pub fn within<T: Send + 'static>(
     }
 }
 
+/// How long `before_the_backstop` lets one wait last before it gives up:
+/// far more than any wait in the tests takes, even on a loaded machine.
+pub const BACKSTOP: Duration = Duration::from_secs(2);
+
+/// Runs `work` until it is done, or until one of its waits has lasted
+/// `BACKSTOP`: then gives up on it and says so with `None`. A wake-up that
+/// never comes then fails the test with a message, rather than hanging it.
+/// `set_timer` schedules a callback on the step's loop (each step has its
+/// own `EventLoop` type: `|delay, wake| lp.call_later(delay, |_| wake())`).
+pub async fn before_the_backstop<T>(
+    set_timer: impl Fn(Duration, Box<dyn FnOnce()>),
+    work: impl Future<Output = T>,
+) -> Option<T> {
+    let mut work = std::pin::pin!(work);
+    // Counts the waits; a backstop fires only if its wait is the latest.
+    let waits = Rc::new(Cell::new(0_u64));
+    let fired = Rc::new(Cell::new(false));
+    std::future::poll_fn(|cx| {
+        // Checked first: a backstop's wake-up may well let `work` finish.
+        if fired.get() {
+            return Poll::Ready(None);
+        }
+        if let Poll::Ready(value) = work.as_mut().poll(cx) {
+            return Poll::Ready(Some(value));
+        }
+        let wait = waits.get() + 1;
+        waits.set(wait);
+        let (waits, fired, waker) =
+            (Rc::clone(&waits), Rc::clone(&fired), cx.waker().clone());
+        set_timer(
+            BACKSTOP,
+            Box::new(move || {
+                if waits.get() == wait {
+                    fired.set(true);
+                    waker.wake();
+                }
+            }),
+        );
+        Poll::Pending
+    })
+    .await
+}
+
 /// A future wrapped so a test can count its polls, and fail if it is ever
 /// polled again after it completed.
 #[derive(Debug)]

@@ -2,7 +2,7 @@
 //! whichever of them gets there first, and a dropped handle detaches.
 
 use std::cell::{Cell, RefCell};
-use std::future::{self, Future};
+use std::future::Future;
 use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 use step06::{EventLoop, sleep, spawn, yield_now};
-use workshop_tests::{HANG_LIMIT, counted, within};
+use workshop_tests::{BACKSTOP, HANG_LIMIT, counted, within};
 
 fn new_loop() -> Rc<EventLoop> {
     Rc::new(EventLoop::new().expect("a new poller"))
@@ -32,43 +32,15 @@ impl Wake for CountingWaker {
     }
 }
 
-/// How long a test's backstop lets one wait last before it wakes a task
-/// that a child should have woken long before: far more than any wait here
-/// takes, even on a loaded machine.
-const BACKSTOP: Duration = Duration::from_secs(2);
-
-/// Runs `work` until it is done, or until one of its waits has lasted
-/// `BACKSTOP`: then gives up on it and says so with `None`. A wake-up that
-/// never comes then fails the test with a message, rather than hanging it.
+/// `workshop_tests::before_the_backstop` on this step's loop.
 async fn before_the_backstop<T>(
     lp: &EventLoop,
     work: impl Future<Output = T>,
 ) -> Option<T> {
-    let mut work = pin!(work);
-    // Counts the waits; a backstop fires only if its wait is the latest.
-    let waits = Rc::new(Cell::new(0_u64));
-    let fired = Rc::new(Cell::new(false));
-    future::poll_fn(|cx| {
-        // Checked first: a backstop's wake-up may well let `work` finish.
-        if fired.get() {
-            return Poll::Ready(None);
-        }
-        if let Poll::Ready(value) = work.as_mut().poll(cx) {
-            return Poll::Ready(Some(value));
-        }
-        let wait = waits.get() + 1;
-        waits.set(wait);
-        let (waits, fired, waker) =
-            (Rc::clone(&waits), Rc::clone(&fired), cx.waker().clone());
-        lp.call_later(BACKSTOP, move |_| {
-            if waits.get() == wait {
-                fired.set(true);
-                waker.wake();
-            }
-        });
-        Poll::Pending
-    })
-    .await
+    let set_timer = |delay, wake: Box<dyn FnOnce()>| {
+        lp.call_later(delay, move |_| wake());
+    };
+    workshop_tests::before_the_backstop(set_timer, work).await
 }
 
 #[test]

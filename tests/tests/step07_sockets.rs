@@ -3,7 +3,7 @@
 //! socket that is not its own; what one readiness edge announces is read
 //! whole; partial writes add up; a failed connect says why.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::future::{self, Future};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr};
@@ -17,7 +17,7 @@ use std::time::Duration;
 use step07::{
     EventLoop, TcpListener, TcpStream, sleep, socket_pair, spawn, yield_now,
 };
-use workshop_tests::{HANG_LIMIT, counted, within};
+use workshop_tests::{BACKSTOP, HANG_LIMIT, counted, within};
 
 fn new_loop() -> Rc<EventLoop> {
     Rc::new(EventLoop::new().expect("a new poller"))
@@ -44,43 +44,15 @@ fn patterned(len: usize) -> Vec<u8> {
     (0..251_u8).cycle().take(len).collect()
 }
 
-/// How long a test's backstop lets one wait last before it wakes a task
-/// that its socket should have woken long before: far more than any wait here
-/// takes, even on a loaded machine.
-const BACKSTOP: Duration = Duration::from_secs(2);
-
-/// Runs `work` until it is done, or until one of its waits has lasted
-/// `BACKSTOP`: then gives up on it and says so with `None`. A wake-up that
-/// never comes then fails the test with a message, rather than hanging it.
+/// `workshop_tests::before_the_backstop` on this step's loop.
 async fn before_the_backstop<T>(
     lp: &EventLoop,
     work: impl Future<Output = T>,
 ) -> Option<T> {
-    let mut work = pin!(work);
-    // Counts the waits; a backstop fires only if its wait is the latest.
-    let waits = Rc::new(Cell::new(0_u64));
-    let fired = Rc::new(Cell::new(false));
-    future::poll_fn(|cx| {
-        // Checked first: a backstop's wake-up may well let `work` finish.
-        if fired.get() {
-            return Poll::Ready(None);
-        }
-        if let Poll::Ready(value) = work.as_mut().poll(cx) {
-            return Poll::Ready(Some(value));
-        }
-        let wait = waits.get() + 1;
-        waits.set(wait);
-        let (waits, fired, waker) =
-            (Rc::clone(&waits), Rc::clone(&fired), cx.waker().clone());
-        lp.call_later(BACKSTOP, move |_| {
-            if waits.get() == wait {
-                fired.set(true);
-                waker.wake();
-            }
-        });
-        Poll::Pending
-    })
-    .await
+    let set_timer = |delay, wake: Box<dyn FnOnce()>| {
+        lp.call_later(delay, move |_| wake());
+    };
+    workshop_tests::before_the_backstop(set_timer, work).await
 }
 
 #[test]
