@@ -48,7 +48,12 @@ impl Future for Sleep {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if Instant::now() >= self.deadline {
+        // A timer that has fired saw the deadline pass: no need to read the
+        // clock again (and nothing left to cancel).
+        if self.timer.as_ref().is_some_and(TimerHandle::has_fired)
+            || Instant::now() >= self.deadline
+        {
+            self.timer = None;
             return Poll::Ready(());
         }
         // Polled again before the deadline, the timer must wake whoever
