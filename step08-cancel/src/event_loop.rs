@@ -664,7 +664,7 @@ impl PendingTimers {
         let index = self.actions.insert((sequence, action));
         let index =
             u32::try_from(index).expect("fewer than 4 billion pending timers");
-        TimerId { index, sequence }
+        TimerId { sequence, index }
     }
 
     fn contains(&self, id: TimerId) -> bool {
@@ -772,6 +772,12 @@ const WAKER_TOKEN: Token = Token(usize::MAX);
 struct IoWaiters {
     read: Option<Callback>,
     write: Option<Callback>,
+    /// How many times the socket was reported readable (or closed, or
+    /// failed), waited for or not.
+    readable_edges: u64,
+    /// Whether it was reported closed for reading, or failed: then it is
+    /// never empty, its end of stream always there to read.
+    read_closed: bool,
 }
 
 impl IoWaiters {
@@ -784,6 +790,8 @@ impl IoWaiters {
     fn take_ready(&mut self, event: &Event) -> impl Iterator<Item = Callback> {
         let failed = event.is_error();
         let read = if event.is_readable() || event.is_read_closed() || failed {
+            self.readable_edges = self.readable_edges.wrapping_add(1);
+            self.read_closed |= event.is_read_closed() || failed;
             self.read.take()
         } else {
             None
@@ -832,6 +840,14 @@ impl EventLoop {
     /// How many sockets are registered: each one open, and watched by the
     /// poller. A socket leaves when it is dropped, so this is how a test or
     /// a demo sees that a cancelled task closed what it held.
+    pub(crate) fn readable_edges(&self, token: Token) -> Option<u64> {
+        let io_waiters = self.io_waiters.borrow();
+        io_waiters
+            .get(&token)
+            .filter(|waiters| !waiters.read_closed)
+            .map(|waiters| waiters.readable_edges)
+    }
+
     pub fn registered_sockets(&self) -> usize {
         self.io_waiters.borrow().len()
     }

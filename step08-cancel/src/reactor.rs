@@ -8,6 +8,7 @@
 //! task is polled again, and it tries again: seed 001's "call me when this
 //! file descriptor is readable", with a task in place of the callback.
 
+use std::cell::Cell;
 use std::fmt;
 use std::future;
 use std::io::{self, Read, Write};
@@ -30,6 +31,9 @@ pub struct Socket<S: Source> {
     source: S,
     token: Token,
     event_loop: Weak<EventLoop>,
+    /// Set by a short read: the socket's readable edges then, proof that it
+    /// held nothing more until the count moves.
+    drained_at: Cell<Option<u64>>,
 }
 
 /// Which readiness a task waits for.
@@ -48,6 +52,7 @@ impl<S: Source> Socket<S> {
             source,
             token,
             event_loop: Rc::downgrade(&event_loop),
+            drained_at: Cell::new(None),
         })
     }
     // ANCHOR_END: socket
@@ -81,6 +86,12 @@ impl<S: Source> Socket<S> {
         direction: Direction,
         mut operation: impl FnMut(&S) -> io::Result<T>,
     ) -> Poll<io::Result<T>> {
+        if matches!(direction, Direction::Read) && self.known_drained() {
+            return match self.wake_when_ready(direction, cx.waker()) {
+                Ok(()) => Poll::Pending,
+                Err(err) => Poll::Ready(Err(err)),
+            };
+        }
         loop {
             match operation(&self.source) {
                 // ANCHOR: would_block
@@ -124,6 +135,16 @@ impl<S: Source> Socket<S> {
         Ok(())
     }
     // ANCHOR_END: reactor
+
+    fn known_drained(&self) -> bool {
+        let Some(drained_at) = self.drained_at.get() else {
+            return false;
+        };
+        self.event_loop
+            .upgrade()
+            .and_then(|lp| lp.readable_edges(self.token))
+            == Some(drained_at)
+    }
 
     // ANCHOR: async_io
     /// Tries `operation` until the OS answers anything but `WouldBlock`,
@@ -186,8 +207,17 @@ where
     /// left over need no new readiness edge: the next `read` tries first,
     /// and gets them at once.
     pub async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.async_io(Direction::Read, |mut source| source.read(buf))
-            .await
+        let wanted = buf.len();
+        let read = self
+            .async_io(Direction::Read, |mut source| source.read(buf))
+            .await?;
+        let short = read > 0 && read < wanted && cfg!(not(windows));
+        let edges = self
+            .event_loop
+            .upgrade()
+            .and_then(|lp| lp.readable_edges(self.token));
+        self.drained_at.set(if short { edges } else { None });
+        Ok(read)
     }
 
     /// Waits until the socket's send buffer has room, then writes what fits
