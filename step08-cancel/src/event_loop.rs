@@ -840,6 +840,9 @@ impl EventLoop {
     /// How many sockets are registered: each one open, and watched by the
     /// poller. A socket leaves when it is dropped, so this is how a test or
     /// a demo sees that a cancelled task closed what it held.
+    /// How many times the socket named `token` was reported readable: the
+    /// reactor's proof that a socket a short read emptied has had nothing
+    /// since. `None` once it was reported closed (or for a token unknown).
     pub(crate) fn readable_edges(&self, token: Token) -> Option<u64> {
         let io_waiters = self.io_waiters.borrow();
         io_waiters

@@ -31,8 +31,8 @@ pub struct Socket<S: Source> {
     source: S,
     token: Token,
     event_loop: Weak<EventLoop>,
-    /// Set by a short read: the socket's readable edges then, proof that it
-    /// held nothing more until the count moves.
+    /// After a short read, the count of the socket's readable edges then:
+    /// until the count moves, the socket is known to be empty.
     drained_at: Cell<Option<u64>>,
 }
 
@@ -86,14 +86,14 @@ impl<S: Source> Socket<S> {
         direction: Direction,
         mut operation: impl FnMut(&S) -> io::Result<T>,
     ) -> Poll<io::Result<T>> {
-        if matches!(direction, Direction::Read) && self.known_drained() {
-            return match self.wake_when_ready(direction, cx.waker()) {
-                Ok(()) => Poll::Pending,
-                Err(err) => Poll::Ready(Err(err)),
-            };
-        }
         loop {
-            match operation(&self.source) {
+            let outcome =
+                if matches!(direction, Direction::Read) && self.is_drained() {
+                    Err(io::ErrorKind::WouldBlock.into()) // no use asking the OS
+                } else {
+                    operation(&self.source)
+                };
+            match outcome {
                 // ANCHOR: would_block
                 Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
                     return match self.wake_when_ready(direction, cx.waker()) {
@@ -135,16 +135,6 @@ impl<S: Source> Socket<S> {
         Ok(())
     }
     // ANCHOR_END: reactor
-
-    fn known_drained(&self) -> bool {
-        let Some(drained_at) = self.drained_at.get() else {
-            return false;
-        };
-        self.event_loop
-            .upgrade()
-            .and_then(|lp| lp.readable_edges(self.token))
-            == Some(drained_at)
-    }
 
     // ANCHOR: async_io
     /// Tries `operation` until the OS answers anything but `WouldBlock`,
@@ -205,18 +195,16 @@ where
     ///
     /// One read takes what the socket holds now, up to `buf`'s size. Bytes
     /// left over need no new readiness edge: the next `read` tries first,
-    /// and gets them at once.
+    /// and gets them at once. But a short read, fewer bytes than `buf`
+    /// holds, took all there was: the next `read` waits for the socket's
+    /// next readable edge without trying, which saves a system call per
+    /// message (tokio does the same).
     pub async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let wanted = buf.len();
         let read = self
             .async_io(Direction::Read, |mut source| source.read(buf))
             .await?;
-        let short = read > 0 && read < wanted && cfg!(not(windows));
-        let edges = self
-            .event_loop
-            .upgrade()
-            .and_then(|lp| lp.readable_edges(self.token));
-        self.drained_at.set(if short { edges } else { None });
+        self.note_read(read > 0 && read < wanted);
         Ok(read)
     }
 
@@ -280,9 +268,36 @@ impl<S: Source> Drop for Socket<S> {
 // ANCHOR_END: deregister_on_drop
 
 // ---------------------------------------------------------------------------
-// Plumbing: not the lesson. `Socket`'s `Debug`, written by hand because the
-// loop it holds has no use in a printout. A reader may stop here.
+// Plumbing: not the lesson. What a short read proves, kept for the next
+// read (performance); `Socket`'s `Debug`, written by hand because the loop
+// it holds has no use in a printout. A reader may stop here.
 // ---------------------------------------------------------------------------
+
+impl<S: Source> Socket<S> {
+    /// Remembers whether the read just done emptied the socket.
+    fn note_read(&self, short: bool) {
+        let emptied = short && SHORT_READ_EMPTIES;
+        self.drained_at
+            .set(if emptied { self.readable_edges() } else { None });
+    }
+
+    /// Whether a short read emptied the socket and no readable edge has
+    /// come since. A socket reported closed is never empty: its end of
+    /// stream is always there to read (the loop then counts no edges).
+    fn is_drained(&self) -> bool {
+        self.drained_at
+            .get()
+            .is_some_and(|at| self.readable_edges() == Some(at))
+    }
+
+    fn readable_edges(&self) -> Option<u64> {
+        self.event_loop.upgrade()?.readable_edges(self.token)
+    }
+}
+
+/// Whether a short read proves a socket empty. Not on Windows, where mio
+/// emulates readiness and a short read proves nothing; tokio does the same.
+const SHORT_READ_EMPTIES: bool = cfg!(not(windows));
 
 impl<S: Source + fmt::Debug> fmt::Debug for Socket<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
