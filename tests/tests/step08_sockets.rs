@@ -187,3 +187,56 @@ fn a_callback_dropped_by_the_loop_may_own_a_socket() {
         .expect("the loop ran");
     });
 }
+
+/// A read that takes fewer bytes than asked emptied its socket, so the next
+/// read waits for the next readable edge without trying. But when the end
+/// of stream came in the same edge as the bytes, no edge follows: the loop
+/// must remember that the socket was closed, or the second read waits for
+/// ever.
+#[test]
+fn a_short_read_still_sees_the_end_of_stream_that_came_with_its_bytes() {
+    within(HANG_LIMIT, || {
+        let reads = new_loop()
+            .block_on(async {
+                let (mut near, mut far) = socket_pair().unwrap();
+                near.write_all(b"hi").await.unwrap();
+                drop(near);
+                // The loop's next waits see the bytes and the close, in one
+                // edge, while nobody reads yet.
+                step08::sleep(Duration::from_millis(50)).await;
+                let mut buf = [0; 64];
+                let first = far.read(&mut buf).await.unwrap();
+                let second = far.read(&mut buf).await.unwrap();
+                (first, second)
+            })
+            .unwrap();
+        assert_eq!(reads, (2, 0), "(bytes read, then the end of stream)");
+    });
+}
+
+/// After a short read, bytes that come later still wake the reader.
+#[test]
+fn after_a_short_read_bytes_that_come_later_are_read() {
+    within(HANG_LIMIT, || {
+        let got = new_loop()
+            .block_on(async {
+                let (mut near, mut far) = socket_pair().unwrap();
+                let writer = spawn(async move {
+                    near.write_all(b"a").await.unwrap();
+                    step08::sleep(Duration::from_millis(30)).await;
+                    near.write_all(b"b").await.unwrap();
+                    near
+                });
+                let mut buf = [0; 64];
+                let mut got = Vec::new();
+                for _ in 0..2 {
+                    let n = far.read(&mut buf).await.unwrap();
+                    got.extend_from_slice(&buf[..n]);
+                }
+                drop(writer.await.unwrap());
+                got
+            })
+            .unwrap();
+        assert_eq!(got, b"ab");
+    });
+}
