@@ -40,6 +40,8 @@
 //!    task, and `TimerHandle::wakes`, which a `Sleep` asks;
 //!    `remove_cancelled_timers` (the sweep) at the start of `run_once`;
 //!    cancelled timers do not keep `never_wait_for_nothing` from looking.
+//!    Deadlines are `Ticks` of the loop's own clock, so a heap entry is
+//!    24 bytes; `readable_edges`, counted per socket for the reactor.
 //!    (Tasks: `join_all` holds `CancelOnDrop`s, so dropping it cancels its
 //!    tasks.)
 //! 8. `sleep.rs`: step 7's. **NEW** (timers): a dropped `Sleep` cancels
@@ -47,8 +49,10 @@
 //!    from another task replaces the timer. The sleep keeps no waker of
 //!    its own.
 //! 9. `timeout.rs` **NEW** (timeout): `timeout`, `TimedOut`.
-//! 10. `reactor.rs`: step 7's, unchanged: `Socket`, `poll_io`, `async_io`
-//!     (a read dropped by `timeout` takes its waker back).
+//! 10. `reactor.rs`: step 7's: `Socket`, `poll_io`, `async_io` (a read
+//!     dropped by `timeout` takes its waker back). **NEW** (performance,
+//!     not the lesson): a short read proves the socket empty, so the next
+//!     `read` waits without trying until the loop counts a readable edge.
 //! 11. `net.rs`: step 7's. **NEW** (servers): `ConnectionTasks`, which
 //!     cancels a server's connections when `accept_clients`'s task is
 //!     dropped.

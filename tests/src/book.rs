@@ -580,7 +580,7 @@ const DIFF_PARTS: &[(u32, &[DiffPart])] = &[
                 &["src/event_loop.rs", "src/sleep.rs", "src/trace.rs"],
             ),
             ("timeout", &["src/timeout.rs"]),
-            ("servers", &["src/net.rs"]),
+            ("servers", &["src/net.rs", "src/reactor.rs"]),
             ("apps", APPS),
         ],
     ),
