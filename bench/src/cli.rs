@@ -8,14 +8,17 @@ use std::path::Path;
 use std::process::{Command, ExitCode};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::{Plan, PythonSides, Side, run, serve_echo_child};
+use crate::{
+    Isolation, Plan, PythonSides, Side, measure_one, run, serve_echo_child,
+};
 
 const USAGE: &str = "\
-usage: cargo bench -p bench --bench compare -- [--quick] [--runs N] [--only TEXT] [--python]
+usage: cargo bench -p bench --bench compare -- [--quick] [--runs N] [--only TEXT] [--apart] [--python]
 
   --quick      every workload smaller and three runs: checks that all works
   --runs N     measured runs per workload (the median is shown)
   --only TEXT  only the workloads whose id contains TEXT (spawn, echo, scale.timers...)
+  --apart      each run in a fresh process: the allocator starts empty every time
   --python     also run bench/python/asyncio_bench.py and add its columns";
 
 /// The entry point of `benches/compare.rs`: runs `sides` on every workload and
@@ -36,10 +39,20 @@ pub fn main(sides: &[Side]) -> ExitCode {
 enum Request {
     Compare(Options),
     ServeEcho(String),
+    /// A child of `--apart`: `measure-one PLAN SIDE WORKLOAD`.
+    MeasureOne {
+        plan: String,
+        side: String,
+        workload: String,
+    },
     Help,
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "each is a command-line switch, on or off"
+)]
 struct Options {
     /// Cargo passes `--bench` under `cargo bench` only. Without it we are
     /// being run by `cargo test --benches` (or `--all-targets`), which must
@@ -48,6 +61,7 @@ struct Options {
     quick: bool,
     runs: Option<usize>,
     only: Option<String>,
+    apart: bool,
     python: bool,
 }
 
@@ -57,6 +71,15 @@ fn parse(args: &[String]) -> io::Result<Request> {
             return Ok(Request::ServeEcho(side.clone()));
         }
     }
+    if let [mode, plan, side, workload] = args {
+        if mode == "measure-one" {
+            return Ok(Request::MeasureOne {
+                plan: plan.clone(),
+                side: side.clone(),
+                workload: workload.clone(),
+            });
+        }
+    }
     let mut options = Options::default();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -64,6 +87,7 @@ fn parse(args: &[String]) -> io::Result<Request> {
             "--bench" => options.bench = true,
             "--quick" => options.quick = true,
             "--python" => options.python = true,
+            "--apart" => options.apart = true,
             "--runs" => {
                 let runs =
                     args.next().and_then(|n| n.parse().ok()).filter(|&n| n > 0);
@@ -89,11 +113,19 @@ fn usage(problem: &str) -> io::Error {
 fn execute(sides: &[Side], request: Request) -> io::Result<()> {
     match request {
         Request::Help => println!("{USAGE}"),
-        Request::ServeEcho(name) => {
-            let side = sides.iter().find(|side| side.name == name);
-            let side =
-                side.ok_or_else(|| usage(&format!("no side called `{name}`")))?;
-            serve_echo_child(side)?;
+        Request::ServeEcho(name) => serve_echo_child(find_side(sides, &name)?)?,
+        Request::MeasureOne {
+            plan,
+            side,
+            workload,
+        } => {
+            let plan = Plan::named(&plan)
+                .ok_or_else(|| usage(&format!("no plan called `{plan}`")))?;
+            let program = env::current_exe()?;
+            let side = find_side(sides, &side)?;
+            let values = measure_one(side, &plan, &program, &workload)?;
+            let values: Vec<String> = values.iter().map(f64::to_string).collect();
+            println!("{}", values.join(" "));
         }
         Request::Compare(options) if !options.bench => {
             eprintln!(
@@ -104,6 +136,11 @@ fn execute(sides: &[Side], request: Request) -> io::Result<()> {
         Request::Compare(options) => compare(sides, &options)?,
     }
     Ok(())
+}
+
+fn find_side<'a>(sides: &'a [Side], name: &str) -> io::Result<&'a Side> {
+    let side = sides.iter().find(|side| side.name == name);
+    side.ok_or_else(|| usage(&format!("no side called `{name}`")))
 }
 
 /// Measures every side, then prints when, where and how, and the table.
@@ -122,12 +159,18 @@ fn compare(sides: &[Side], options: &Options) -> io::Result<()> {
     let mut python = options
         .python
         .then(|| PythonSides::new(options.quick, options.runs));
+    let isolation = if options.apart {
+        Isolation::Apart(&program)
+    } else {
+        Isolation::Shared
+    };
     let table = run(
         sides,
         &plan,
         Some(&program),
         only,
         python.as_mut(),
+        isolation,
         &mut io::stderr(),
     )?;
     let load = format!(
@@ -152,7 +195,7 @@ fn report_heading(
          Measured {} on this machine: {cpus} CPUs, {}, {}, tokio {}; \
          load average {load}.\n\
          Each value is the median of {} runs, after {} warm-up run(s) thrown away; \
-         the runtimes take turns within each round{}.\n\
+         the runtimes take turns within each round{}{}.\n\
          `X vs tokio`: how many times better X did than tokio (cost ÷ cost, or \
          rate ÷ rate): above 1 is better.\n\n\
          Command: `{}`\n",
@@ -164,6 +207,11 @@ fn report_heading(
         locked_version("tokio"),
         plan.runs,
         plan.warmups,
+        if options.apart {
+            ", each run in a fresh process"
+        } else {
+            ""
+        },
         if options.python {
             "; the Python loops run each workload right after them"
         } else {
@@ -185,6 +233,9 @@ fn command_line(options: &Options) -> String {
     }
     if let Some(only) = &options.only {
         extra.push(format!("--only {only}"));
+    }
+    if options.apart {
+        extra.push("--apart".to_owned());
     }
     if options.python {
         extra.push("--python".to_owned());
@@ -281,12 +332,15 @@ mod tests {
 
     #[test]
     fn cargo_bench_arguments_ask_for_a_comparison() {
-        let request = parse(&args("--quick --runs 2 --only echo --python --bench"));
+        let request = parse(&args(
+            "--quick --runs 2 --only echo --apart --python --bench",
+        ));
         let expected = Options {
             bench: true,
             quick: true,
             runs: Some(2),
             only: Some("echo".to_owned()),
+            apart: true,
             python: true,
         };
         assert_eq!(request.unwrap(), Request::Compare(expected));
@@ -295,13 +349,25 @@ mod tests {
     #[test]
     fn the_command_line_reproduces_the_options() {
         let Request::Compare(options) =
-            parse(&args("--bench --quick --python")).unwrap()
+            parse(&args("--bench --quick --apart --python")).unwrap()
         else {
             panic!("not a comparison");
         };
         assert_eq!(
             command_line(&options),
-            "cargo bench -p bench --bench compare -- --quick --python"
+            "cargo bench -p bench --bench compare -- --quick --apart --python"
+        );
+    }
+
+    #[test]
+    fn a_child_of_apart_is_asked_for_one_workload() {
+        assert_eq!(
+            parse(&args("measure-one full ours scale.timers.1000")).unwrap(),
+            Request::MeasureOne {
+                plan: "full".to_owned(),
+                side: "ours".to_owned(),
+                workload: "scale.timers.1000".to_owned(),
+            }
         );
     }
 

@@ -26,7 +26,7 @@ pub use cli::main;
 pub use measure::{Sample, Stopwatch, lateness_ns};
 pub use plan::{EchoPlan, Plan};
 pub use python::PythonSides;
-pub use run::run;
+pub use run::{Isolation, measure_one, run};
 pub use server_process::{ServerProcess, serve_echo_child};
 pub use side::{Side, listen_loopback};
 pub use table::{Better, Row, Table, format_value, median, percentile};

@@ -52,6 +52,13 @@ const MIB: usize = 1024 * 1024;
 impl Plan {
     /// The workloads as `bench/README.md` states them, each run five times after one
     /// warm-up: about a minute and a half per runtime on a 2-core machine.
+    /// The plan called `name`: `full`, `quick` or `tiny`.
+    pub fn named(name: &str) -> Option<Self> {
+        [Plan::full(), Plan::quick(), Plan::tiny()]
+            .into_iter()
+            .find(|plan| plan.name == name)
+    }
+
     pub fn full() -> Self {
         Self {
             name: "full",

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::collections::hash_map::Entry;
 use std::io::{self, Write};
 use std::path::Path;
+use std::process::Command;
 use std::time::Duration;
 
 use crate::table::{Better, Row, Table, group_thousands, median, percentile};
@@ -18,13 +19,15 @@ use crate::{EchoPlan, Plan, PythonSides, ServerProcess, Side};
 /// so a slow spell on the machine hits every side alike rather than the one
 /// whose turn it happened to be. `server` is the program whose `serve-echo`
 /// mode runs a side's echo server in its own process; without it, that
-/// workload is left out. Progress goes to `log`.
+/// workload is left out. `isolation` says whether each run gets a fresh
+/// process. Progress goes to `log`.
 pub fn run(
     sides: &[Side],
     plan: &Plan,
     server: Option<&Path>,
     only: Option<&str>,
     mut python: Option<&mut PythonSides>,
+    isolation: Isolation,
     log: &mut dyn Write,
 ) -> io::Result<Table> {
     let mut table = Table {
@@ -39,7 +42,12 @@ pub fn run(
         let mut runs = vec![Vec::new(); sides.len()];
         for round in 0..plan.warmups + plan.runs {
             for (side, results) in sides.iter().zip(&mut runs) {
-                let values = (workload.measure)(side)?;
+                let values = match isolation {
+                    Isolation::Shared => (workload.measure)(side)?,
+                    Isolation::Apart(program) => {
+                        measure_apart(program, plan, side, &workload.id)?
+                    }
+                };
                 if round >= plan.warmups {
                     results.push(values);
                 }
@@ -57,6 +65,70 @@ pub fn run(
         python.add_to(&mut table);
     }
     Ok(table)
+}
+
+/// Where each run of a workload happens.
+#[derive(Debug, Clone, Copy)]
+pub enum Isolation<'a> {
+    /// In this process, one run after another: quick, but each run inherits
+    /// the allocator's heap (and the caches) the runs before it left, and a
+    /// runtime's teardown is never timed.
+    Shared,
+    /// Each run in a fresh process of `program` (its `measure-one` mode),
+    /// as a program that runs one workload would: the allocator starts
+    /// empty every time.
+    Apart(&'a Path),
+}
+
+/// The child's part of `Isolation::Apart`: runs workload `id` of `plan`
+/// once on `side` and gives its values. `server` is as in `run`.
+pub fn measure_one(
+    side: &Side,
+    plan: &Plan,
+    server: &Path,
+    id: &str,
+) -> io::Result<Vec<f64>> {
+    let workload = workloads(plan, Some(server))
+        .into_iter()
+        .find(|workload| workload.id == id)
+        .ok_or_else(|| invalid(format!("no workload called `{id}`")))?;
+    (workload.measure)(side)
+}
+
+/// Runs workload `id` once on `side` in a fresh process of `program`, and
+/// reads the values it prints.
+fn measure_apart(
+    program: &Path,
+    plan: &Plan,
+    side: &Side,
+    id: &str,
+) -> io::Result<Vec<f64>> {
+    let output = Command::new(program)
+        .args(["measure-one", plan.name, side.name, id])
+        .output()?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(invalid(format!(
+            "`measure-one {} {} {id}` failed ({}): {}",
+            plan.name,
+            side.name,
+            output.status,
+            stderr.trim()
+        )));
+    }
+    stdout
+        .split_whitespace()
+        .map(|value| {
+            value.parse().map_err(|_| {
+                invalid(format!("`measure-one` printed {value:?}, not a number"))
+            })
+        })
+        .collect()
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, message)
 }
 
 /// One workload: what it is called, what it reports, and how to run it once

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use bench::{Better, Plan, ServerProcess};
+use bench::{Better, Isolation, Plan, ServerProcess};
 use sides::ALL;
 
 /// The `compare` benchmark binary, built once by Cargo (so never stale): its
@@ -50,6 +50,7 @@ fn every_workload_reports_a_number_for_every_metric() {
         Some(compare_binary()),
         None,
         None,
+        Isolation::Shared,
         &mut io::sink(),
     )
     .expect("every workload runs");
@@ -150,4 +151,27 @@ fn a_server_process_for_an_unknown_side_fails_cleanly() {
         err.to_string().contains("no side called `nonesuch`"),
         "{err}"
     );
+}
+
+/// `--apart`: each run in a child process of the compare binary, whose
+/// values come back through its output.
+#[test]
+fn a_workload_measured_apart_reports_its_numbers() {
+    let table = bench::run(
+        ALL,
+        &Plan::tiny(),
+        Some(compare_binary()),
+        Some("scale.timers"),
+        None,
+        Isolation::Apart(compare_binary()),
+        &mut io::sink(),
+    )
+    .expect("every timer workload runs in its own processes");
+    assert_eq!(table.rows.len(), Plan::tiny().scale_counts.len());
+    for row in &table.rows {
+        for value in &row.values {
+            let value = value.expect("a value for every side");
+            assert!(value.is_finite() && value > 0.0, "{}: {value}", row.id);
+        }
+    }
 }
