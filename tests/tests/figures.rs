@@ -55,3 +55,31 @@ fn problem(figure: &Figure) -> Option<String> {
         .collect();
     (!moved.is_empty()).then(|| format!("{name}: {}", moved.join(", ")))
 }
+
+#[test]
+fn no_text_runs_out_of_its_box() {
+    // Checked on the committed files, which `figures_are_current` holds to
+    // what the code draws: each text's width is estimated for the widest
+    // font a reader may get (`figures::geometry`).
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(figures::folder()).expect("the figures' folder") {
+        let path = entry.expect("a folder entry").path();
+        if path.extension().is_none_or(|ext| ext != "svg") {
+            continue;
+        }
+        let svg = std::fs::read_to_string(&path).expect("an SVG file");
+        let name = path.file_name().expect("a name").to_string_lossy();
+        checked += 1;
+        for problem in figures::geometry::overflows(&svg) {
+            problems.push(format!("{name}: {problem}"));
+        }
+    }
+    assert!(checked >= 10, "only {checked} figures found");
+    assert!(
+        problems.is_empty(),
+        "text runs out of its box:\n{}\nwrap or shorten it where the figure is \
+         drawn (tests/src/figures/), and redraw",
+        problems.join("\n")
+    );
+}

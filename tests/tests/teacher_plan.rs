@@ -295,39 +295,83 @@ fn linked_chapter(cell: &str) -> Option<String> {
     step_number(file.strip_suffix(".md")?).map(|_| file.to_owned())
 }
 
+/// The headings of the page's two tables of measurements, under "The
+/// chapters, measured": the reading, then the exercises and tracks.
+const READING: &str = "### Reading";
+const TRACKS: &str = "### Exercises and build-it tracks";
+const PILOT: &str = "### Build-it times from your pilot";
+
+/// The rows of the table under `heading`, by chapter, each of `cells`
+/// cells after the chapter's.
+fn rows_by_chapter(
+    page: &str,
+    heading: &str,
+    cells: usize,
+) -> BTreeMap<String, Vec<usize>> {
+    let mut rows = BTreeMap::new();
+    for row in table_rows(page, heading) {
+        assert_eq!(
+            row.len(),
+            1 + cells,
+            "{heading}: a row of {} cells: {row:?}",
+            1 + cells
+        );
+        let chapter = linked_chapter(&row[0])
+            .unwrap_or_else(|| panic!("{heading}: no chapter link in {row:?}"));
+        let numbers = row[1..].iter().map(|cell| number(cell)).collect();
+        assert!(
+            rows.insert(chapter.clone(), numbers).is_none(),
+            "{heading}: two rows for {chapter}"
+        );
+    }
+    rows
+}
+
 fn stated_sizes() -> BTreeMap<String, Stated> {
-    table_rows(&teacher_page(), "## The chapters, measured")
+    let page = teacher_page();
+    let reading = rows_by_chapter(&page, READING, 6);
+    let mut tracks = rows_by_chapter(&page, TRACKS, 4);
+    let sizes: BTreeMap<String, Stated> = reading
         .into_iter()
-        .map(|cells| {
-            assert_eq!(cells.len(), 11, "a row of 11 cells: {cells:?}");
-            let chapter = linked_chapter(&cells[0]).expect("a chapter link");
+        .map(|(chapter, r)| {
+            let t = tracks.remove(&chapter).unwrap_or_else(|| {
+                panic!("{chapter} has a row in `{READING}`, none in `{TRACKS}`")
+            });
             let stated = Stated {
                 size: Size {
-                    core_words: number(&cells[1]),
-                    core_code: number(&cells[2]),
-                    all_words: number(&cells[4]),
-                    all_code: number(&cells[5]),
-                    exercises: number(&cells[7]),
-                    functions: number(&cells[8]),
-                    body_lines: number(&cells[9]),
+                    core_words: r[0],
+                    core_code: r[1],
+                    all_words: r[3],
+                    all_code: r[4],
+                    exercises: t[0],
+                    functions: t[1],
+                    body_lines: t[2],
                 },
-                core_reading: number(&cells[3]),
-                all_reading: number(&cells[6]),
-                build_it: number(&cells[10]),
+                core_reading: r[2],
+                all_reading: r[5],
+                build_it: t[3],
             };
             (chapter, stated)
         })
-        .collect()
+        .collect();
+    assert!(
+        tracks.is_empty(),
+        "rows in `{TRACKS}` with none in `{READING}`: {:?}",
+        tracks.keys()
+    );
+    sizes
 }
 
-/// The row a chapter's measurements would make, to paste into the page.
+/// The rows a chapter's measurements would make, one for each table, to
+/// paste into the page.
 fn row(chapter: &str, size: &Size) -> String {
     let title = chapter
         .strip_prefix("step0")
         .and_then(|rest| rest.get(..1))
         .unwrap_or("?");
     format!(
-        "| [Step {title}]({chapter}) | {} | {} | {} min | {} | {} | {} min | {} | {} | {} | {} min |",
+        "{READING}: | [Step {title}]({chapter}) | {} | {} | {} min | {} | {} | {} min |\n\
+         {TRACKS}: | [Step {title}]({chapter}) | {} | {} | {} | {} min |",
         size.core_words,
         size.core_code,
         size.core_reading(),
@@ -373,8 +417,8 @@ fn the_measured_sizes_are_the_chapters_sizes() {
             && row_stated.build_it == s.build_it();
         if !(sizes_hold && sums_hold) {
             problems.push(format!(
-                "{chapter} has changed; its row and the plans' boxes that use it \
-                 should now read\n{}",
+                "{chapter} has changed; its rows and the plans' boxes that use \
+                 them should now read\n{}",
                 row(&chapter, &measured)
             ));
         }
@@ -536,4 +580,59 @@ fn exercise_count(list: &str) -> usize {
         }
     }
     count
+}
+
+/// The build-it minutes are estimates from each track's size, and the page
+/// says so; its pilot table has a row for each track, with the estimate the
+/// plans use, for a teacher to set real times beside.
+#[test]
+fn the_pilot_table_holds_each_tracks_estimate() {
+    let page = teacher_page();
+    assert!(
+        page.replace('\n', " ")
+            .contains("The build-it times are estimates, not measurements."),
+        "teacher.md no longer says plainly that the build-it times are estimates"
+    );
+    let stated = stated_sizes();
+    let by_step: BTreeMap<u32, &Stated> = stated
+        .iter()
+        .map(|(chapter, size)| {
+            let stem = chapter.strip_suffix(".md").expect("a chapter file");
+            (step_number(stem).expect("a step chapter"), size)
+        })
+        .collect();
+    let mut problems = Vec::new();
+    let mut tracks = Vec::new();
+    for row in table_rows(&page, PILOT) {
+        let [track, estimated, median, slowest, _when] = row.as_slice() else {
+            problems.push(format!("{PILOT}: a row of 5 cells: {row:?}"));
+            continue;
+        };
+        let step: u32 = number(track.trim_matches('`').trim_start_matches("start "))
+            .try_into()
+            .expect("a small step number");
+        tracks.push(step);
+        match by_step.get(&step) {
+            Some(size) if number(estimated) == size.build_it => {}
+            Some(size) => problems.push(format!(
+                "{PILOT}: {track} is estimated at {} min in `{TRACKS}`, not {estimated}",
+                size.build_it
+            )),
+            None => problems.push(format!("{PILOT}: no chapter for {track}")),
+        }
+        for time in [median, slowest] {
+            if time != "not yet timed" && !time.ends_with(" min") {
+                problems.push(format!(
+                    "{PILOT}: {track}: `{time}` is neither `not yet timed` nor minutes"
+                ));
+            }
+        }
+    }
+    let steps: Vec<u32> = by_step.keys().copied().collect();
+    if tracks != steps {
+        problems.push(format!(
+            "{PILOT}: rows for tracks {tracks:?}, not {steps:?}"
+        ));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

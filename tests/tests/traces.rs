@@ -18,7 +18,7 @@ use std::rc::Rc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use workshop_tests::figures::{merged_output, traced_output};
+use workshop_tests::figures::{merged_output, traced_output, traced_scene};
 use workshop_tests::{HANG_LIMIT, snapshot_settings, step_command};
 
 /// Only stderr, for the tests that parse every line.
@@ -377,26 +377,9 @@ fn step08_traces_cancelled_timers_skipped_and_swept() {
     // No demo leaves a cancelled timer for the loop to meet (the demo's is
     // dropped with the loop), so this scene makes both cases happen: a
     // cancelled timer on top of a small heap is skipped, and a heap of more
-    // than 100 timers, more than half cancelled, is swept in one go.
-    if std::env::var_os(SCENE).is_some() {
-        let lp = step08::EventLoop::new().expect("a loop");
-        let skipped = lp.call_later(Duration::from_millis(10), |_| {});
-        lp.call_later(Duration::from_millis(20), |_| println!("fired: 20 ms"));
-        assert!(skipped.cancel());
-        lp.run().expect("the loop runs");
-        let far = Duration::from_secs(60);
-        let handles: Vec<_> = (0..149).map(|_| lp.call_later(far, |_| {})).collect();
-        lp.call_later(Duration::from_millis(10), |_| println!("fired: 10 ms"));
-        for handle in &handles {
-            assert!(handle.cancel());
-        }
-        lp.run().expect("the loop runs");
-        return;
-    }
-    let scene = scene_output(
-        "step08_traces_cancelled_timers_skipped_and_swept",
-        &["fired: "],
-    );
+    // than 100 timers, more than half cancelled, is swept in one go. Step
+    // 8's turn figure draws its sweep from the same scene.
+    let scene = traced_scene("sweep-step08");
     let lines: Vec<&str> = scene.lines().collect();
     let at = |wanted: &str| {
         lines
@@ -612,4 +595,27 @@ fn a_task_that_keeps_waking_itself_is_named_once() {
         ["0 woke itself on 100 of 100 polls: a busy loop of yield_now?"; 4],
         "{scene}"
     );
+}
+
+#[test]
+fn steps05_and_06_trace_callbacks_waiting_on_sockets() {
+    // Their demos run tasks and timers only; the scenes the turn figures
+    // draw the sockets' phase from wait on a socket pair with callbacks.
+    for scene in ["sockets-step05", "sockets-step06"] {
+        let output = traced_scene(scene);
+        let lines = trace_lines(&output);
+        for wanted in [
+            "wait for ever: sockets only",
+            "socket 0 writable: its write waiter is ready",
+            "socket 1 readable: its read waiter is ready",
+        ] {
+            assert!(
+                lines.iter().any(|line| line.what == wanted),
+                "{scene}: no `{wanted}` in:\n{output}"
+            );
+        }
+        let wrote = output.find("wrote: ping").expect("the write callback ran");
+        let read = output.find("read: ping").expect("the read callback ran");
+        assert!(wrote < read, "{output}");
+    }
 }

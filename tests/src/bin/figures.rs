@@ -9,13 +9,21 @@ use workshop_tests::figures;
 fn main() {
     let folder = figures::folder();
     fs::create_dir_all(&folder).expect("the figures' folder can be made");
+    let mut overflows = Vec::new();
     for figure in figures::all() {
         let path = folder.join(&figure.name);
         let svg = figure.svg();
+        for problem in figures::geometry::overflows(&svg) {
+            overflows.push(format!("{}: {problem}", figure.name));
+        }
         let changed =
             fs::read_to_string(&path).ok().as_deref() != Some(svg.as_str());
         fs::write(&path, svg).expect("the figure can be written");
         let note = if changed { "written" } else { "unchanged" };
         println!("{note}: book/src/figures/{}", figure.name);
+    }
+    if !overflows.is_empty() {
+        eprintln!("text runs out of its box:\n{}", overflows.join("\n"));
+        std::process::exit(1);
     }
 }

@@ -110,7 +110,7 @@ fn events(part: &str) -> Vec<Event> {
                 push(
                     t,
                     2,
-                    &["dropped, unpolled;", "their sockets", "deregistered"],
+                    &["dropped,", "unpolled; their", "sockets", "deregistered"],
                     true,
                 );
             }

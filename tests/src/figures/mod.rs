@@ -12,6 +12,7 @@
 //! `tests/tests/figures.rs`).
 
 mod cancel;
+pub mod geometry;
 mod requests;
 mod sleeps;
 pub mod svg;
@@ -108,11 +109,28 @@ impl Figure {
 
 /// Every figure of the book, each from a fresh run of its step.
 pub fn all() -> Vec<Figure> {
-    let runs: Vec<(u32, String)> = (2..=8)
-        .map(|step| (step, traced_output(&format!("step0{step}"), &[])))
+    let mut runs: Vec<turn::Run> = (2..=8)
+        .map(|step| turn::Run {
+            step,
+            scene: None,
+            output: traced_output(&format!("step0{step}"), &[]),
+        })
         .collect();
+    for &(step, scene) in turn::SCENES {
+        runs.push(turn::Run {
+            step,
+            scene: Some(scene),
+            output: traced_scene(scene),
+        });
+    }
     let mut figures = turn::figures(&runs);
-    let output = |step| &runs.iter().find(|(s, _)| *s == step).expect("ran").1;
+    let output = |step| {
+        &runs
+            .iter()
+            .find(|run| run.step == step && run.scene.is_none())
+            .expect("ran")
+            .output
+    };
     let untraced = crate::run_step("step03", &[]).stdout;
     figures.push(sleeps::figure(output(3), &untraced));
     figures.push(requests::figure(output(4)));
@@ -158,6 +176,21 @@ pub fn close_enough(measure: Measure, fresh: f64, committed: f64) -> bool {
 pub fn traced_output(package: &str, args: &[&str]) -> String {
     let mut command = step_command(package);
     command.args(args).env("LOOP_TRACE", "1");
+    merged_output(command)
+}
+
+/// Runs the traced scene `scene` of `tests/examples/trace_scenes.rs` (as
+/// `LOOP_TRACE=1 cargo run -p workshop-tests --example trace_scenes --
+/// scene`); its output as `traced_output` gives it.
+pub fn traced_scene(scene: &str) -> String {
+    let built = escargot::CargoBuild::new()
+        .manifest_path(workspace_root().join("Cargo.toml"))
+        .package("workshop-tests")
+        .example("trace_scenes")
+        .run()
+        .unwrap_or_else(|err| panic!("could not build the trace scenes: {err}"));
+    let mut command = built.command();
+    command.arg(scene).env("LOOP_TRACE", "1");
     merged_output(command)
 }
 

@@ -1,47 +1,91 @@
 //! One turn of each step's loop, drawn from the phases its traced demo
 //! shows (`turn-stepNN.svg`): a phase is a box, in the order the trace
 //! shows the phases within a turn, with the kinds of line it printed; what
-//! no earlier step's trace showed is orange. A phase an earlier step showed
-//! and this step's demo never does is drawn dashed.
+//! no earlier step's trace showed is orange.
+//!
+//! Every phase the step's trace code can print has its box (`phases_in_code`
+//! reads them from `stepNN-*/src/trace.rs`). A phase the demo never reaches
+//! is drawn from a small traced scene that does (`SCENES`, run from
+//! `tests/examples/trace_scenes.rs`), marked `*`, and the figure's foot
+//! names the scene.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
 
+use super::geometry::{self, Font};
 use super::svg::{self, Svg};
 use super::{Figure, Line, lines};
+use crate::workspace_root;
 
-/// The phases of a turn, in the trace's words.
+/// The scenes that reach what a step's demo does not, by step: the
+/// argument of `cargo run -p workshop-tests --example trace_scenes`.
+pub(super) const SCENES: &[(u32, &str)] = &[
+    (5, "sockets-step05"),
+    (6, "sockets-step06"),
+    (8, "sweep-step08"),
+];
+
+/// A traced run a figure is drawn from: a step's demo, or a scene.
+pub(super) struct Run {
+    pub step: u32,
+    /// The scene's name; `None` for the step's demo.
+    pub scene: Option<&'static str>,
+    pub output: String,
+}
+
+/// The phases of a turn, in the trace's words, in the order `run_once`
+/// goes through them (the order a figure falls back on where no traced
+/// turn shows two phases together).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Phase {
+    Sweep,
     Wait,
     Sockets,
     Timers,
-    Woken,
     Run,
+    Woken,
 }
 
 impl Phase {
-    fn title(self) -> &'static str {
+    /// The box's title in step `step`: true of that step's loop.
+    fn title(self, step: u32) -> &'static str {
         match self {
+            // Step 8's `remove_cancelled_timers`, first in `run_once`.
+            Phase::Sweep => "sweep: cancelled timers leave the heap",
             Phase::Wait => "wait: sleep, or poll the OS, until something is due",
+            // A task's waiter (steps 7 and 8) is a callback that wakes it.
             Phase::Sockets => "sockets that came ready: their waiters go to ready",
+            // Up to step 7 a `Sleep` sets a callback that wakes its task; in
+            // step 8 its timer wakes the task itself (`TimerAction::Wake`).
+            Phase::Timers if step >= 8 => {
+                "timers that came due: each wakes a sleeping task, or queues a callback"
+            }
             Phase::Timers => "timers that came due: their callbacks go to ready",
-            Phase::Woken => "woken tasks: each gets a poll",
             Phase::Run => "run the ready callbacks",
+            // Step 8's `poll_woken` drops a cancelled task instead.
+            Phase::Woken if step >= 8 => {
+                "woken tasks: each gets a poll, or is dropped if cancelled"
+            }
+            Phase::Woken => "woken tasks: each gets a poll",
         }
     }
 
     /// Which phase a trace line belongs to. A line that names a callback or
     /// poll that held the loop is none: a busy machine can hold any of them
-    /// past the trace's 100 ms, so a figure never shows one.
+    /// past the trace's 100 ms, so a figure never shows one. A cancelled
+    /// timer skipped is the sweep's, unless it is met among the due timers
+    /// (`read_turns` tells the two apart).
     fn of(what: &str) -> Option<Phase> {
         let starts = |prefix| what.starts_with(prefix);
         Some(if what.contains(" held the loop ") {
             return None;
+        } else if starts("swept ") || starts("timer cancelled") {
+            Phase::Sweep
         } else if starts("wait") {
             Phase::Wait
         } else if starts("socket ") {
             Phase::Sockets
-        } else if starts("timer ") || starts("swept ") {
+        } else if starts("timer ") {
             Phase::Timers
         } else if starts("task ") || starts("poll task ") {
             Phase::Woken
@@ -53,22 +97,73 @@ impl Phase {
     }
 }
 
-/// What a step's trace shows of its turns.
+/// The phases step `step`'s trace code can print: each line its
+/// `src/trace.rs` writes (the text given to `format_args!`), sorted into
+/// its phase. Fails on a line no phase claims.
+fn phases_in_code(step: u32) -> BTreeSet<Phase> {
+    let root = workspace_root();
+    let prefix = format!("step{step:02}-");
+    let folder = fs::read_dir(&root)
+        .expect("the workspace's folder")
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with(&prefix))
+        })
+        .unwrap_or_else(|| panic!("no folder {prefix}*"));
+    let path = folder.join("src/trace.rs");
+    let source = fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    let mut phases = BTreeSet::new();
+    for (_, after) in source.match_indices("format_args!(").map(|(at, m)| {
+        let rest = &source[at + m.len()..];
+        (at, rest)
+    }) {
+        let open = after.find('"').expect("a string after format_args!(");
+        let text = &after[open + 1..];
+        let close = text.find('"').expect("a closed string");
+        let what = &text[..close];
+        if what.contains(" held the loop ") {
+            continue;
+        }
+        let phase = Phase::of(what).unwrap_or_else(|| {
+            panic!("{}: no phase for the trace line {what:?}", path.display())
+        });
+        phases.insert(phase);
+    }
+    phases
+}
+
+/// What a step's traces show of its turns.
 #[derive(Debug, Default)]
 struct Turns {
     /// Each phase seen, with the kinds of line it printed.
     kinds: BTreeMap<Phase, BTreeSet<String>>,
     /// The phases in the order a turn goes through them.
     order: Vec<Phase>,
+    /// The phases drawn from a scene, not the demo, and that scene.
+    from_scene: BTreeMap<Phase, &'static str>,
 }
 
-/// The turn figure of every step in `runs` (step, traced output).
-pub(super) fn figures(runs: &[(u32, String)]) -> Vec<Figure> {
+/// The turn figure of every step in `runs`: its demo's traced run first,
+/// then any scenes of `SCENES`.
+pub(super) fn figures(runs: &[Run]) -> Vec<Figure> {
     let mut earlier = Turns::default();
     let mut figures = Vec::new();
-    for (step, output) in runs {
-        let turns = read_turns(output);
-        let drawing = Drawing::new(*step, &turns, &earlier);
+    let steps: BTreeSet<u32> = runs.iter().map(|run| run.step).collect();
+    for step in steps {
+        let step_runs: Vec<&Run> = runs.iter().filter(|r| r.step == step).collect();
+        let turns = read_turns(&step_runs);
+        let in_code = phases_in_code(step);
+        let drawn: BTreeSet<Phase> = turns.kinds.keys().copied().collect();
+        assert_eq!(
+            drawn, in_code,
+            "step {step}: the turn figure draws phases {drawn:?}, its trace code \
+             prints {in_code:?}: add a scene that reaches the missing ones \
+             (tests/examples/trace_scenes.rs, SCENES in tests/src/figures/turn.rs)"
+        );
+        let drawing = Drawing::new(step, &turns, &earlier);
         figures.push(Figure::new(
             &format!("turn-step{step:02}.svg"),
             Vec::new(),
@@ -81,11 +176,37 @@ pub(super) fn figures(runs: &[(u32, String)]) -> Vec<Figure> {
     figures
 }
 
-fn read_turns(output: &str) -> Turns {
+/// The turns of one step's runs: the demo's phases, and from each scene
+/// the phases no run before it showed.
+fn read_turns(runs: &[&Run]) -> Turns {
     let mut turns = Turns::default();
-    // Each turn's phases, in the order their first line came. A demo makes
-    // several loops, each counting from turn 1: a new turn is wherever the
-    // number changes.
+    // Each turn's phases, in the order their first line came: the order
+    // of the phases, from every run (a scene's turns place its phases).
+    let mut sequences: Vec<Vec<Phase>> = Vec::new();
+    for run in runs {
+        let (kinds, run_sequences) = read_run(&run.output);
+        sequences.extend(run_sequences);
+        for (phase, kinds) in kinds {
+            if turns.kinds.contains_key(&phase) {
+                continue;
+            }
+            if let Some(scene) = run.scene {
+                turns.from_scene.insert(phase, scene);
+            }
+            turns.kinds.insert(phase, kinds);
+        }
+    }
+    turns.order =
+        order(&turns.kinds.keys().copied().collect::<Vec<_>>(), &sequences);
+    turns
+}
+
+/// The kinds of line each phase of one traced run printed, and each of
+/// its turns' phases in order.
+fn read_run(output: &str) -> (BTreeMap<Phase, BTreeSet<String>>, Vec<Vec<Phase>>) {
+    let mut kinds: BTreeMap<Phase, BTreeSet<String>> = BTreeMap::new();
+    // A demo makes several loops, each counting from turn 1: a new turn is
+    // wherever the number changes.
     let mut sequences: Vec<Vec<Phase>> = Vec::new();
     let mut current = None;
     for line in lines(output) {
@@ -96,28 +217,28 @@ fn read_turns(output: &str) -> Turns {
             sequences.push(Vec::new());
             current = turn;
         }
-        let Some(phase) = Phase::of(&what) else {
+        let Some(mut phase) = Phase::of(&what) else {
             continue;
         };
-        if !what.starts_with("waited ") {
-            turns.kinds.entry(phase).or_default().insert(kind(&what));
-        }
-        // Cancelled timers leave the heap while the loop works out how long
-        // to wait: housekeeping, not the turn's timer phase.
-        let housekeeping =
-            what.starts_with("timer cancelled") || what.starts_with("swept ");
         let sequence = sequences.last_mut().expect("pushed above");
-        if !housekeeping && !sequence.contains(&phase) {
+        // A cancelled timer met among the due ones, after the wait, is
+        // skipped by the timers' phase (`pop_due_timer`), not the sweep.
+        if phase == Phase::Sweep && sequence.iter().any(|&p| p > Phase::Sweep) {
+            phase = Phase::Timers;
+        }
+        if !what.starts_with("waited ") {
+            kinds.entry(phase).or_default().insert(kind(&what));
+        }
+        if !sequence.contains(&phase) {
             sequence.push(phase);
         }
     }
-    turns.order =
-        order(&turns.kinds.keys().copied().collect::<Vec<_>>(), &sequences);
-    turns
+    (kinds, sequences)
 }
 
-/// The phases sorted by how many others each comes before, counting the
-/// turns where both appear (the wait always first: it starts a turn).
+/// The phases in the order the turns show them: each next phase is one
+/// that no phase left comes before more often than after, in the turns
+/// where both appear; among several, the first in `run_once`'s order.
 fn order(phases: &[Phase], sequences: &[Vec<Phase>]) -> Vec<Phase> {
     let before = |a: Phase, b: Phase| {
         sequences
@@ -131,14 +252,16 @@ fn order(phases: &[Phase], sequences: &[Vec<Phase>]) -> Vec<Phase> {
             })
             .count()
     };
-    let beats = |a: Phase| {
-        phases
+    let mut left: Vec<Phase> = phases.to_vec();
+    left.sort();
+    let mut sorted = Vec::new();
+    while !left.is_empty() {
+        let free = left
             .iter()
-            .filter(|&&b| b != a && before(a, b) > before(b, a))
-            .count()
-    };
-    let mut sorted = phases.to_vec();
-    sorted.sort_by_key(|&p| (p != Phase::Wait, std::cmp::Reverse(beats(p)), p));
+            .position(|&a| !left.iter().any(|&b| before(b, a) > before(a, b)))
+            .unwrap_or(0); // a cycle: take the first in `run_once`'s order
+        sorted.push(left.remove(free));
+    }
     sorted
 }
 
@@ -180,8 +303,8 @@ fn kind(what: &str) -> String {
 struct Row {
     phase: Phase,
     new: bool,
-    /// Only in earlier steps' traces: drawn dashed.
-    absent: bool,
+    /// Drawn from this scene, not from the demo.
+    scene: Option<&'static str>,
     kinds: Vec<(String, bool)>,
 }
 
@@ -194,10 +317,22 @@ const ROW_TOP: f64 = 78.0;
 const LINE_HEIGHT: f64 = 19.0;
 const GAP: f64 = 18.0;
 const LEFT: f64 = 64.0;
+/// The kinds of line start this far into their box, and the second
+/// column this far after the first.
+const INDENT: f64 = 30.0;
+const COLUMN: f64 = 330.0;
+/// Room kept free at a box's right edge.
+const PADDING: f64 = 14.0;
+/// How the kinds of line are set.
+const KIND_FONT: Font = Font {
+    size: 12.0,
+    bold: false,
+    mono: true,
+};
 
 impl Drawing {
     fn new(step: u32, turns: &Turns, earlier: &Turns) -> Self {
-        let mut rows: Vec<Row> = turns
+        let rows: Vec<Row> = turns
             .order
             .iter()
             .map(|&phase| {
@@ -214,50 +349,51 @@ impl Drawing {
                 Row {
                     phase,
                     new: seen_before.is_none(),
-                    absent: false,
+                    scene: turns.from_scene.get(&phase).copied(),
                     kinds,
                 }
             })
             .collect();
-        for &phase in earlier.kinds.keys() {
-            if !turns.kinds.contains_key(&phase) {
-                // Where the earlier steps had it: before the first phase that
-                // comes later in the fixed listing.
-                let at = rows
-                    .iter()
-                    .position(|r| r.phase > phase)
-                    .unwrap_or(rows.len());
-                rows.insert(
-                    at,
-                    Row {
-                        phase,
-                        new: false,
-                        absent: true,
-                        kinds: Vec::new(),
-                    },
-                );
-            }
-        }
         Drawing { step, rows }
     }
 
+    /// Whether a row's kinds of line fit two to a line: each must fit the
+    /// second column, or the row takes one a line.
+    fn columns(row: &Row) -> usize {
+        let room = svg::WIDTH - 20.0 - PADDING - (LEFT + INDENT + COLUMN);
+        let fits = row
+            .kinds
+            .iter()
+            .all(|(kind, _)| geometry::width(kind, KIND_FONT) <= room);
+        if fits { 2 } else { 1 }
+    }
+
     fn row_height(row: &Row) -> f64 {
-        let lines = if row.absent {
-            1
-        } else {
-            row.kinds.len().div_ceil(2)
-        };
+        let lines = row.kinds.len().div_ceil(Self::columns(row));
         34.0 + LINE_HEIGHT * svg::count(lines)
     }
 
+    /// The scenes the figure draws from, in the order of their rows.
+    fn scenes(&self) -> Vec<&'static str> {
+        let mut scenes = Vec::new();
+        for scene in self.rows.iter().filter_map(|row| row.scene) {
+            if !scenes.contains(&scene) {
+                scenes.push(scene);
+            }
+        }
+        scenes
+    }
+
     fn draw(&self) -> String {
+        let scenes = self.scenes();
         let height: f64 = ROW_TOP
             + self
                 .rows
                 .iter()
                 .map(|r| Self::row_height(r) + GAP)
                 .sum::<f64>()
-            + 40.0;
+            + 40.0
+            + 17.0 * svg::count(scenes.len());
         let step = self.step;
         let mut svg = Svg::new(
             height,
@@ -292,12 +428,16 @@ impl Drawing {
         let mut middles = Vec::new();
         for (i, row) in self.rows.iter().enumerate() {
             let h = Self::row_height(row);
-            self.draw_row(&mut svg, i + 1, row, y, h);
+            let mark = row
+                .scene
+                .map(|scene| mark(scenes.iter().position(|&s| s == scene)))
+                .unwrap_or_default();
+            self.draw_row(&mut svg, i + 1, row, &mark, y, h);
             middles.push(y + 24.0);
             if i + 1 < self.rows.len() {
                 svg.line(
-                    (LEFT + 30.0, y + h),
-                    (LEFT + 30.0, y + h + GAP - 1.0),
+                    (LEFT + INDENT, y + h),
+                    (LEFT + INDENT, y + h + GAP - 1.0),
                     &format!(
                         "{} marker-end=\"url(#arrow)\"",
                         svg::stroke(svg::LINE, 1.5)
@@ -306,49 +446,45 @@ impl Drawing {
             }
             y += h + GAP;
         }
-        self.draw_loop_back(&mut svg, &middles, y);
+        self.draw_loop_back(&mut svg, &middles, y, &scenes);
         svg.finish(&[])
     }
 
-    fn draw_row(&self, svg: &mut Svg, number: usize, row: &Row, y: f64, h: f64) {
+    fn draw_row(
+        &self,
+        svg: &mut Svg,
+        number: usize,
+        row: &Row,
+        mark: &str,
+        y: f64,
+        h: f64,
+    ) {
         let width = svg::WIDTH - LEFT - 20.0;
-        let style = if row.absent {
-            format!(
-                "{} stroke-dasharray=\"6 4\"",
-                svg::boxed("#ffffff", svg::LINE, 1.2)
-            )
-        } else if row.new {
+        let style = if row.new {
             svg::boxed(svg::NEW_FILL, svg::NEW, 2.5)
         } else {
             svg::boxed(svg::PANEL, svg::LINE, 1.2)
         };
         svg.rect(LEFT, y, width, h, &style);
-        let title_colour = if row.absent { svg::MUTED } else { svg::INK };
         svg.text(
-            LEFT + 14.0,
+            LEFT + PADDING,
             y + 24.0,
-            &svg::bold(15, title_colour),
-            &format!("{number}. {}", row.phase.title()),
+            &svg::bold(15, svg::INK),
+            &format!("{number}. {}{mark}", row.phase.title(self.step)),
         );
         if row.new {
             svg.text(
-                LEFT + width - 14.0,
+                LEFT + width - PADDING,
                 y + 24.0,
                 &format!("{} text-anchor=\"end\"", svg::bold(13, svg::NEW)),
                 &format!("NEW in step {}", self.step),
             );
         }
-        if row.absent {
-            svg.text(
-                LEFT + 30.0,
-                y + 24.0 + LINE_HEIGHT,
-                &svg::sized(13, svg::MUTED),
-                "still in the loop; this demo's trace never shows it",
-            );
-        }
+        let columns = Self::columns(row);
         for (i, (kind, new)) in row.kinds.iter().enumerate() {
-            let x = LEFT + 30.0 + if i % 2 == 0 { 0.0 } else { 330.0 };
-            let line_y = y + 24.0 + LINE_HEIGHT * svg::count(1 + i / 2);
+            let column = if i % columns == 0 { 0.0 } else { COLUMN };
+            let x = LEFT + INDENT + column;
+            let line_y = y + 24.0 + LINE_HEIGHT * svg::count(1 + i / columns);
             let style = if *new && !row.new {
                 format!("font-family=\"monospace\" {}", svg::bold(12, svg::NEW))
             } else {
@@ -359,7 +495,15 @@ impl Drawing {
     }
 
     /// The arrow from the last phase back to the first: the next turn.
-    fn draw_loop_back(&self, svg: &mut Svg, middles: &[f64], bottom: f64) {
+    /// The figure's foot says where its lines came from: the demo, and
+    /// each scene by its mark.
+    fn draw_loop_back(
+        &self,
+        svg: &mut Svg,
+        middles: &[f64],
+        bottom: f64,
+        scenes: &[&str],
+    ) {
         let (first, last) = (middles[0], middles[middles.len() - 1]);
         let x = 30.0;
         let d = format!(
@@ -400,6 +544,81 @@ impl Drawing {
                 "Drawn from LOOP_TRACE=1 cargo run -p step{:02}; redraw: cargo run -p workshop-tests --bin figures",
                 self.step
             ),
+        );
+        for (i, scene) in scenes.iter().enumerate() {
+            svg.text(
+                24.0,
+                bottom + 31.0 + 17.0 * svg::count(i),
+                &svg::sized(12, svg::MUTED),
+                &format!(
+                    "{} not in the demo's trace: from LOOP_TRACE=1 cargo run -p \
+                     workshop-tests --example trace_scenes -- {scene}",
+                    mark(Some(i)).trim_start()
+                ),
+            );
+        }
+    }
+}
+
+/// The mark of the `i`th scene a figure draws from: ` *`, ` **`, ….
+fn mark(i: Option<usize>) -> String {
+    format!(" {}", "*".repeat(i.unwrap_or(0) + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_steps_trace_code_names_its_phases() {
+        use Phase::{Run, Sockets, Sweep, Timers, Wait, Woken};
+        let expected: [&[Phase]; 7] = [
+            &[Run],
+            &[Wait, Timers, Run],
+            &[Wait, Sockets, Timers, Run],
+            &[Wait, Sockets, Timers, Run, Woken],
+            &[Wait, Sockets, Timers, Run, Woken],
+            &[Wait, Sockets, Timers, Run, Woken],
+            &[Sweep, Wait, Sockets, Timers, Run, Woken],
+        ];
+        for (step, phases) in (2..=8).zip(expected) {
+            let in_code: Vec<Phase> = phases_in_code(step).into_iter().collect();
+            assert_eq!(in_code, phases, "step {step}");
+        }
+    }
+
+    #[test]
+    fn a_cancelled_timer_skipped_after_the_wait_is_the_timers_phase() {
+        let output = "\
+[+0.000 s] turn 1: timer cancelled: skipped
+[+0.000 s] turn 1: wait 0.010 s: the next deadline
+[+0.010 s] turn 1: timer due: 1 (deadline +0.010 s)
+[+0.010 s] turn 1: timer cancelled: skipped
+[+0.010 s] turn 1: ran 1 callbacks
+";
+        let (kinds, sequences) = read_run(output);
+        assert!(kinds[&Phase::Sweep].contains("timer cancelled: skipped"));
+        assert!(kinds[&Phase::Timers].contains("timer cancelled: skipped"));
+        assert_eq!(
+            sequences,
+            [[Phase::Sweep, Phase::Wait, Phase::Timers, Phase::Run]]
+        );
+    }
+
+    #[test]
+    fn phases_are_ordered_as_the_turns_show_them_and_run_once_otherwise() {
+        use Phase::{Run, Sockets, Timers, Wait, Woken};
+        // The demo's turns never show sockets beside timers, a scene's
+        // never timers: sockets still come before timers, after the wait.
+        let sequences = vec![
+            vec![Wait, Timers, Run, Woken],
+            vec![Wait, Run, Woken],
+            vec![Wait, Sockets, Run],
+        ];
+        let phases = [Woken, Run, Timers, Sockets, Wait];
+        assert_eq!(
+            order(&phases, &sequences),
+            [Wait, Sockets, Timers, Run, Woken]
         );
     }
 }
