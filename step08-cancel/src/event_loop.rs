@@ -621,6 +621,11 @@ struct Timer {
     id: TimerId,
 }
 
+/// A deadline in nanoseconds since the loop was made: 8 bytes where an
+/// `Instant` takes 16, and one comparison (`LoopClock`, at the end of this
+/// file, converts).
+type Ticks = u64;
+
 impl Ord for Timer {
     fn cmp(&self, other: &Self) -> Ordering {
         (other.deadline, other.id.sequence).cmp(&(self.deadline, self.id.sequence))
@@ -654,7 +659,7 @@ struct PendingTimers {
 #[derive(Clone, Copy)]
 struct TimerId {
     sequence: u64,
-    index: u32,
+    index: usize,
 }
 
 impl PendingTimers {
@@ -662,56 +667,18 @@ impl PendingTimers {
         let sequence = self.next_sequence;
         self.next_sequence += 1;
         let index = self.actions.insert((sequence, action));
-        let index =
-            u32::try_from(index).expect("fewer than 4 billion pending timers");
         TimerId { sequence, index }
     }
 
     fn contains(&self, id: TimerId) -> bool {
         self.actions
-            .get(id.index as usize)
+            .get(id.index)
             .is_some_and(|&(sequence, _)| sequence == id.sequence)
     }
 
     /// Takes out what timer `id` would do, if it is still pending.
     fn take(&mut self, id: TimerId) -> Option<TimerAction> {
-        self.contains(id)
-            .then(|| self.actions.remove(id.index as usize).1)
-    }
-}
-
-/// A deadline in nanoseconds since the loop was made: 8 bytes where an
-/// `Instant` takes 16, and one comparison.
-type Ticks = u64;
-
-/// The loop's clock in `Ticks`.
-struct LoopClock {
-    epoch: Instant,
-}
-
-impl LoopClock {
-    fn start() -> Self {
-        LoopClock {
-            epoch: Instant::now(),
-        }
-    }
-
-    fn now(&self) -> Ticks {
-        self.ticks(Instant::now())
-    }
-
-    /// `instant` in ticks; one before the loop was made is tick 0, due at once.
-    fn ticks(&self, instant: Instant) -> Ticks {
-        let since = instant.saturating_duration_since(self.epoch);
-        u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
-    }
-
-    fn until(&self, deadline: Ticks) -> Duration {
-        Duration::from_nanos(deadline.saturating_sub(self.now()))
-    }
-
-    fn instant(&self, deadline: Ticks) -> Instant {
-        self.epoch + Duration::from_nanos(deadline)
+        self.contains(id).then(|| self.actions.remove(id.index).1)
     }
 }
 // ANCHOR_END: timer
@@ -786,11 +753,12 @@ impl IoWaiters {
     }
 
     /// Takes the callbacks that `event` makes ready. A closed or failed
-    /// socket wakes both sides, so each finds out when it tries.
+    /// socket wakes both sides, so each finds out when it tries. Counts the
+    /// readable edges, for the reactor's short reads, as it goes.
     fn take_ready(&mut self, event: &Event) -> impl Iterator<Item = Callback> {
         let failed = event.is_error();
         let read = if event.is_readable() || event.is_read_closed() || failed {
-            self.readable_edges = self.readable_edges.wrapping_add(1);
+            self.readable_edges += 1;
             self.read_closed |= event.is_read_closed() || failed;
             self.read.take()
         } else {
@@ -808,9 +776,43 @@ impl IoWaiters {
 
 // ---------------------------------------------------------------------------
 // Plumbing: not the lesson. The rest of `Timer`'s ordering, which `Ord`
-// requires; the hooks that let tests and the demo count sockets and timers;
-// and the `Debug` impls, for printing. A reader may stop here.
+// requires; the loop's clock in `Ticks`; the hooks that let tests and the
+// demo count sockets and timers, and the reactor its sockets' readable
+// edges; and the `Debug` impls, for printing. A reader may stop here.
 // ---------------------------------------------------------------------------
+
+/// The loop's clock in `Ticks`.
+struct LoopClock {
+    epoch: Instant,
+}
+
+impl LoopClock {
+    fn start() -> Self {
+        LoopClock {
+            epoch: Instant::now(),
+        }
+    }
+
+    fn now(&self) -> Ticks {
+        self.ticks(Instant::now())
+    }
+
+    /// `instant` in ticks. An instant before the loop was made is tick 0:
+    /// such timers are due at once, and fire in the order they were set,
+    /// not by how long ago their deadlines passed.
+    fn ticks(&self, instant: Instant) -> Ticks {
+        let since = instant.saturating_duration_since(self.epoch);
+        u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    fn until(&self, deadline: Ticks) -> Duration {
+        Duration::from_nanos(deadline.saturating_sub(self.now()))
+    }
+
+    fn instant(&self, deadline: Ticks) -> Instant {
+        self.epoch + Duration::from_nanos(deadline)
+    }
+}
 
 impl PartialOrd for Timer {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
@@ -840,6 +842,10 @@ impl EventLoop {
     /// How many sockets are registered: each one open, and watched by the
     /// poller. A socket leaves when it is dropped, so this is how a test or
     /// a demo sees that a cancelled task closed what it held.
+    pub fn registered_sockets(&self) -> usize {
+        self.io_waiters.borrow().len()
+    }
+
     /// How many times the socket named `token` was reported readable: the
     /// reactor's proof that a socket a short read emptied has had nothing
     /// since. `None` once it was reported closed (or for a token unknown).
@@ -849,10 +855,6 @@ impl EventLoop {
             .get(&token)
             .filter(|waiters| !waiters.read_closed)
             .map(|waiters| waiters.readable_edges)
-    }
-
-    pub fn registered_sockets(&self) -> usize {
-        self.io_waiters.borrow().len()
     }
 
     /// The timer heap's length and capacity, cancelled timers included: how
@@ -874,14 +876,15 @@ impl TimerHandle {
             let pending = pending.borrow();
             pending.contains(self.id)
                 && matches!(
-                    &pending.actions[self.id.index as usize].1,
+                    &pending.actions[self.id.index].1,
                     TimerAction::Wake(set_for) if set_for.will_wake(waker)
                 )
         })
     }
 
-    /// Whether the timer fired: the loop took it off the heap at its
-    /// deadline. `false` while the loop that set it is gone.
+    /// Whether the timer fired: it is no longer pending, and a `Sleep`,
+    /// which never keeps a handle it cancelled, asks only of a timer it did
+    /// not cancel. `false` once the loop that set it is gone.
     pub(crate) fn has_fired(&self) -> bool {
         self.pending_timers
             .upgrade()

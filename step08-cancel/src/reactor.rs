@@ -87,13 +87,7 @@ impl<S: Source> Socket<S> {
         mut operation: impl FnMut(&S) -> io::Result<T>,
     ) -> Poll<io::Result<T>> {
         loop {
-            let outcome =
-                if matches!(direction, Direction::Read) && self.is_drained() {
-                    Err(io::ErrorKind::WouldBlock.into()) // no use asking the OS
-                } else {
-                    operation(&self.source)
-                };
-            match outcome {
+            match operation(&self.source) {
                 // ANCHOR: would_block
                 Err(err) if err.kind() == io::ErrorKind::WouldBlock => {
                     return match self.wake_when_ready(direction, cx.waker()) {
@@ -201,8 +195,14 @@ where
     /// message (tokio does the same).
     pub async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let wanted = buf.len();
+        let emptied = self.emptied();
         let read = self
-            .async_io(Direction::Read, |mut source| source.read(buf))
+            .async_io(Direction::Read, |mut source| {
+                if emptied.as_ref().is_some_and(Emptied::still_empty) {
+                    return Err(io::ErrorKind::WouldBlock.into()); // no use asking
+                }
+                source.read(buf)
+            })
             .await?;
         self.note_read(read > 0 && read < wanted);
         Ok(read)
@@ -277,26 +277,46 @@ impl<S: Source> Socket<S> {
     /// Remembers whether the read just done emptied the socket.
     fn note_read(&self, short: bool) {
         let emptied = short && SHORT_READ_EMPTIES;
-        self.drained_at
-            .set(if emptied { self.readable_edges() } else { None });
+        let edges = self
+            .event_loop
+            .upgrade()
+            .and_then(|event_loop| event_loop.readable_edges(self.token));
+        self.drained_at.set(if emptied { edges } else { None });
     }
 
-    /// Whether a short read emptied the socket and no readable edge has
-    /// come since. A socket reported closed is never empty: its end of
-    /// stream is always there to read (the loop then counts no edges).
-    fn is_drained(&self) -> bool {
-        self.drained_at
-            .get()
-            .is_some_and(|at| self.readable_edges() == Some(at))
+    /// What the last read proved, for the next one to check.
+    fn emptied(&self) -> Option<Emptied> {
+        Some(Emptied {
+            event_loop: self.event_loop.clone(),
+            token: self.token,
+            edges: self.drained_at.get()?,
+        })
     }
+}
 
-    fn readable_edges(&self) -> Option<u64> {
-        self.event_loop.upgrade()?.readable_edges(self.token)
+/// A short read's proof that its socket was empty: the socket's count of
+/// readable edges then.
+struct Emptied {
+    event_loop: Weak<EventLoop>,
+    token: Token,
+    edges: u64,
+}
+
+impl Emptied {
+    /// Whether no readable edge has come since. A socket reported closed is
+    /// never empty: its end of stream is always there to read (the loop
+    /// then gives no count).
+    fn still_empty(&self) -> bool {
+        let event_loop = self.event_loop.upgrade();
+        event_loop.and_then(|event_loop| event_loop.readable_edges(self.token))
+            == Some(self.edges)
     }
 }
 
 /// Whether a short read proves a socket empty. Not on Windows, where mio
 /// emulates readiness and a short read proves nothing; tokio does the same.
+/// (TCP urgent data can end a read early too; like tokio, we ignore it:
+/// nothing here sends any.)
 const SHORT_READ_EMPTIES: bool = cfg!(not(windows));
 
 impl<S: Source + fmt::Debug> fmt::Debug for Socket<S> {

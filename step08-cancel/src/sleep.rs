@@ -29,7 +29,7 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 /// The future `sleep` returns: seed 001's `LoopSleepGenerator` in Rust.
 ///
 /// Its first poll puts a timer on the running loop that wakes the task;
-/// polls after that only look at the clock. Until the first poll, nothing
+/// polls after that ask whether the timer fired, or look at the clock. Until the first poll, nothing
 /// happens at all: a future does nothing until it is polled. Dropped, it
 /// cancels its timer; and since timers can be cancelled, its timer owns
 /// the waker it wakes (`wake_at`: no callback, and no `Rc<RefCell<Waker>>`
@@ -49,11 +49,14 @@ impl Future for Sleep {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         // A timer that has fired saw the deadline pass: no need to read the
-        // clock again (and nothing left to cancel).
-        if self.timer.as_ref().is_some_and(TimerHandle::has_fired)
-            || Instant::now() >= self.deadline
-        {
+        // clock, and nothing left to cancel.
+        if self.timer.as_ref().is_some_and(TimerHandle::has_fired) {
             self.timer = None;
+            return Poll::Ready(());
+        }
+        // Done by the clock, the timer may still be pending: the drop
+        // cancels it.
+        if Instant::now() >= self.deadline {
             return Poll::Ready(());
         }
         // Polled again before the deadline, the timer must wake whoever

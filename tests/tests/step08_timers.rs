@@ -284,3 +284,54 @@ fn a_sleep_polled_by_another_task_wakes_that_task() {
         .unwrap();
     });
 }
+
+/// Counts the polls of the future it wraps.
+struct CountPolls<F> {
+    inner: std::pin::Pin<Box<F>>,
+    polls: Rc<Cell<u32>>,
+}
+
+impl<F: Future> Future for CountPolls<F> {
+    type Output = F::Output;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> Poll<F::Output> {
+        self.polls.set(self.polls.get() + 1);
+        self.inner.as_mut().poll(cx)
+    }
+}
+
+/// A sleep polled once its deadline has passed, before the loop has fired
+/// its timer, is done by the clock; its timer is still pending, and its
+/// drop must cancel it, or it fires later and wakes the task for nothing.
+#[test]
+fn a_sleep_done_by_the_clock_before_its_timer_fired_cancels_the_timer() {
+    within(HANG_LIMIT, || {
+        let polls = Rc::new(Cell::new(0));
+        let counted = Rc::clone(&polls);
+        new_loop()
+            .block_on(async move {
+                let task = CountPolls {
+                    inner: Box::pin(async {
+                        let mut early = Box::pin(sleep(Duration::from_millis(20)));
+                        // One poll sets its timer.
+                        future::poll_fn(|cx| {
+                            assert!(early.as_mut().poll(cx).is_pending());
+                            Poll::Ready(())
+                        })
+                        .await;
+                        // The deadline passes while the loop is not looking.
+                        std::thread::sleep(Duration::from_millis(40));
+                        early.await;
+                        sleep(Duration::from_millis(100)).await;
+                    }),
+                    polls: counted,
+                };
+                spawn(task).await.unwrap();
+            })
+            .unwrap();
+        assert_eq!(polls.get(), 2, "polls: one to start, one when the sleep ends");
+    });
+}
