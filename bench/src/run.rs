@@ -48,6 +48,15 @@ pub fn run(
                         measure_apart(program, plan, side, &workload.id)?
                     }
                 };
+                if values.len() != workload.metrics.len() {
+                    return Err(invalid(format!(
+                        "{} on {}: {} values for {} metrics",
+                        workload.id,
+                        side.name,
+                        values.len(),
+                        workload.metrics.len()
+                    )));
+                }
                 if round >= plan.warmups {
                     results.push(values);
                 }
@@ -71,12 +80,13 @@ pub fn run(
 #[derive(Debug, Clone, Copy)]
 pub enum Isolation<'a> {
     /// In this process, one run after another: quick, but each run inherits
-    /// the allocator's heap (and the caches) the runs before it left, and a
-    /// runtime's teardown is never timed.
+    /// the allocator's heap (and the caches) that the runs before it left.
     Shared,
     /// Each run in a fresh process of `program` (its `measure-one` mode),
     /// as a program that runs one workload would: the allocator starts
-    /// empty every time.
+    /// empty every time. Warm-up runs are processes of their own too, and
+    /// warm only the OS's caches; the echo server of `echo_process` starts
+    /// anew, cold, in each.
     Apart(&'a Path),
 }
 
@@ -105,7 +115,13 @@ fn measure_apart(
 ) -> io::Result<Vec<f64>> {
     let output = Command::new(program)
         .args(["measure-one", plan.name, side.name, id])
-        .output()?;
+        .output()
+        .map_err(|err| {
+            io::Error::new(
+                err.kind(),
+                format!("could not run {}: {err}", program.display()),
+            )
+        })?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -183,12 +199,14 @@ fn workloads<'a>(plan: &'a Plan, server: Option<&'a Path>) -> Vec<Workload<'a>> 
         yield_switch(plan),
         sleeps(plan, false),
         sleeps(plan, true),
-        lateness("lateness", plan.lateness_delays(), plan.lateness_spread),
         lateness(
-            "lateness_dense",
-            plan.dense_lateness_delays(),
-            plan.sleep_max,
+            "lateness",
+            (plan.lateness_sleeps, plan.lateness_spread),
+            move || plan.lateness_delays(),
         ),
+        lateness("lateness_dense", (plan.sleeps, plan.sleep_max), move || {
+            plan.dense_lateness_delays()
+        }),
         echo("echo", echo_label(plan.echo), plan.echo),
     ];
     if let Some(program) = server {
@@ -250,7 +268,7 @@ fn yield_switch<'a>(plan: &Plan) -> Workload<'a> {
     }
 }
 
-fn sleeps<'a>(plan: &Plan, cancel_half: bool) -> Workload<'a> {
+fn sleeps(plan: &Plan, cancel_half: bool) -> Workload<'_> {
     const METRICS: &[Metric] = &[
         Metric {
             id: "wall_ms",
@@ -263,7 +281,6 @@ fn sleeps<'a>(plan: &Plan, cancel_half: bool) -> Workload<'a> {
             better: Better::Lower,
         },
     ];
-    let delays = plan.sleep_delays(plan.sleeps);
     let (id, cancelled) = if cancel_half {
         ("sleeps_half", ", half cancelled")
     } else {
@@ -278,19 +295,19 @@ fn sleeps<'a>(plan: &Plan, cancel_half: bool) -> Workload<'a> {
         ),
         metrics: METRICS,
         measure: Box::new(move |side| {
+            let delays = plan.sleep_delays(plan.sleeps);
             let sample = (side.sleeps)(&delays, cancel_half);
             Ok(vec![millis(sample.wall), millis(sample.cpu)])
         }),
     }
 }
 
-fn timer_cost<'a>(plan: &Plan, sleeps: usize) -> Workload<'a> {
+fn timer_cost(plan: &Plan, sleeps: usize) -> Workload<'_> {
     const METRICS: &[Metric] = &[Metric {
         id: "cpu_ns_per_sleep",
         name: "CPU ns per sleep",
         better: Better::Lower,
     }];
-    let delays = plan.sleep_delays(sleeps);
     Workload {
         id: format!("scale.timers.{sleeps}"),
         label: format!(
@@ -300,13 +317,21 @@ fn timer_cost<'a>(plan: &Plan, sleeps: usize) -> Workload<'a> {
         ),
         metrics: METRICS,
         measure: Box::new(move |side| {
+            let delays = plan.sleep_delays(sleeps);
             let sample = (side.sleeps)(&delays, false);
             Ok(vec![nanos_each(sample.cpu, sleeps)])
         }),
     }
 }
 
-fn lateness<'a>(id: &str, delays: Vec<Duration>, spread: Duration) -> Workload<'a> {
+/// `make_delays` makes the `sleeps` delays, spread over `spread`, anew for
+/// each run: a workload builds nothing big before it runs, so a run apart
+/// starts with an allocator that nothing else has used.
+fn lateness<'a>(
+    id: &str,
+    (sleeps, spread): (usize, Duration),
+    make_delays: impl Fn() -> Vec<Duration> + 'a,
+) -> Workload<'a> {
     const METRICS: &[Metric] = &[
         Metric {
             id: "p50_ms",
@@ -333,13 +358,13 @@ fn lateness<'a>(id: &str, delays: Vec<Duration>, spread: Duration) -> Workload<'
         id: id.to_owned(),
         label: format!(
             "4 {} sleeps spread over {}",
-            count(delays.len()),
+            count(sleeps),
             duration(spread)
         ),
         metrics: METRICS,
         measure: Box::new(move |side| {
             #[allow(clippy::cast_precision_loss)]
-            let mut late: Vec<f64> = (side.lateness)(&delays)
+            let mut late: Vec<f64> = (side.lateness)(&make_delays())
                 .into_iter()
                 .map(|nanos| nanos as f64 / 1e6)
                 .collect();
@@ -394,8 +419,9 @@ fn echo_server_process<'a>(plan: &Plan, program: &'a Path) -> Workload<'a> {
     ];
     let echo = plan.echo;
     // One server process per side, started on first use and kept for every
-    // round, so the warm-up round warms the server too. They are killed
-    // when the workload is dropped, right after its last round.
+    // round, so the warm-up round warms the server too (apart, each run is a
+    // process with a server of its own). They are killed when the workload
+    // is dropped, right after its last round.
     let servers: RefCell<HashMap<&str, ServerProcess>> = RefCell::default();
     Workload {
         id: "echo_process".to_owned(),

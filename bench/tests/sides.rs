@@ -175,3 +175,15 @@ fn a_workload_measured_apart_reports_its_numbers() {
         }
     }
 }
+
+/// A child asked for a workload that does not exist says so, and fails.
+#[test]
+fn a_child_asked_for_an_unknown_workload_fails_cleanly() {
+    let output = std::process::Command::new(compare_binary())
+        .args(["measure-one", "tiny", "ours", "nonesuch"])
+        .output()
+        .expect("the compare binary runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no workload called `nonesuch`"), "{stderr}");
+}
