@@ -40,8 +40,9 @@
 //!    task, and `TimerHandle::wakes`, which a `Sleep` asks;
 //!    `remove_cancelled_timers` (the sweep) at the start of `run_once`;
 //!    cancelled timers do not keep `never_wait_for_nothing` from looking.
-//!    Deadlines are `Ticks` of the loop's own clock, so a heap entry is
-//!    24 bytes; `readable_edges`, counted per socket for the reactor.
+//!    **NEW** (performance, not the lesson): deadlines in `Ticks` of the
+//!    loop's own clock, so a heap entry is 24 bytes; `readable_edges`,
+//!    which the loop counts per socket for the reactor's short reads.
 //!    (Tasks: `join_all` holds `CancelOnDrop`s, so dropping it cancels its
 //!    tasks.)
 //! 8. `sleep.rs`: step 7's. **NEW** (timers): a dropped `Sleep` cancels

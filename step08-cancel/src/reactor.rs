@@ -1,7 +1,8 @@
 //! The reactor: how a task waits for a socket.
 //!
 //! A `Socket` is a non-blocking mio socket registered with the loop. Every
-//! operation on it is tried first. Only when the OS answers `WouldBlock`
+//! operation on it is tried first (a read right after a short one asks the
+//! loop instead: see `read`). Only when the OS answers `WouldBlock`
 //! does the task leave its waker with the loop, in a `read_wait` or
 //! `write_wait` callback whose one job is to wake it, and return `Pending`.
 //! When the loop's `poll` reports the socket ready, the callback runs, the
