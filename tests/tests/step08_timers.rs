@@ -332,6 +332,10 @@ fn a_sleep_done_by_the_clock_before_its_timer_fired_cancels_the_timer() {
                 spawn(task).await.unwrap();
             })
             .unwrap();
-        assert_eq!(polls.get(), 2, "polls: one to start, one when the sleep ends");
+        assert_eq!(
+            polls.get(),
+            2,
+            "polls: one to start, one when the sleep ends"
+        );
     });
 }
