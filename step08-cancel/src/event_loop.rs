@@ -886,15 +886,17 @@ impl TimerHandle {
     /// which never keeps a handle it cancelled, asks only of a timer it did
     /// not cancel. `false` once the loop that set it is gone.
     pub(crate) fn has_fired(&self) -> bool {
-        self.pending_timers
-            .upgrade()
-            .is_some_and(|pending| !pending.borrow().contains(self.id))
+        self.pending() == Some(false)
     }
 
     fn is_pending(&self) -> bool {
-        self.pending_timers
-            .upgrade()
-            .is_some_and(|pending| pending.borrow().contains(self.id))
+        self.pending() == Some(true)
+    }
+
+    /// Whether the timer is pending; `None` once its loop is gone.
+    fn pending(&self) -> Option<bool> {
+        let pending_timers = self.pending_timers.upgrade()?;
+        Some(pending_timers.borrow().contains(self.id))
     }
 }
 

@@ -278,19 +278,20 @@ impl<S: Source> Socket<S> {
     /// Remembers whether the read just done emptied the socket.
     fn note_read(&self, short: bool) {
         let emptied = short && SHORT_READ_EMPTIES;
-        let edges = self
-            .event_loop
-            .upgrade()
-            .and_then(|event_loop| event_loop.readable_edges(self.token));
-        self.drained_at.set(if emptied { edges } else { None });
+        self.drained_at.set(if emptied {
+            readable_edges(&self.event_loop, self.token)
+        } else {
+            None
+        });
     }
 
     /// What the last read proved, for the next one to check.
     fn emptied(&self) -> Option<Emptied> {
+        let edges = self.drained_at.get()?;
         Some(Emptied {
             event_loop: self.event_loop.clone(),
             token: self.token,
-            edges: self.drained_at.get()?,
+            edges,
         })
     }
 }
@@ -308,10 +309,14 @@ impl Emptied {
     /// never empty: its end of stream is always there to read (the loop
     /// then gives no count).
     fn still_empty(&self) -> bool {
-        let event_loop = self.event_loop.upgrade();
-        event_loop.and_then(|event_loop| event_loop.readable_edges(self.token))
-            == Some(self.edges)
+        readable_edges(&self.event_loop, self.token) == Some(self.edges)
     }
+}
+
+/// How many readable edges the loop has counted for the socket named
+/// `token`; `None` once the socket was reported closed, or the loop is gone.
+fn readable_edges(event_loop: &Weak<EventLoop>, token: Token) -> Option<u64> {
+    event_loop.upgrade()?.readable_edges(token)
 }
 
 /// Whether a short read proves a socket empty. Not on Windows, where mio
