@@ -51,7 +51,12 @@ impl EventLoop {
     }
 
     // BUILD 2/3: chapter 2, "The idea"; test step02_callbacks::self_rescheduling_callbacks_take_turns
-    /// Runs callbacks, oldest first, until none is left.
+    /// Runs callbacks, oldest first, until none is left, giving each the
+    /// loop. Each comes off the queue (`next_ready`) before it runs.
+    ///
+    /// For `LOOP_TRACE`: `self.trace.runs(|| …)` just before each callback,
+    /// the closure counting the callbacks still queued, and
+    /// `self.trace.callback_ends()` just after it.
     pub fn run(&self) {
         while let Some(callback) = self.next_ready() {
             self.trace.runs(|| self.ready.borrow().len());

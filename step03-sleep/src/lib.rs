@@ -132,6 +132,10 @@ impl EventLoop {
     // ANCHOR: due_timers
     /// Moves every timer whose deadline has passed to the ready queue, earliest
     /// first; timers with equal deadlines keep the order they were scheduled in.
+    /// A timer is due *at* its deadline: `deadline <= now`, one `now` for all.
+    ///
+    /// For `LOOP_TRACE`: `self.trace.timer_due(sequence, deadline)` for each
+    /// timer moved.
     fn move_due_timers_to_ready(&self) {
         let now = Instant::now();
         let mut timers = self.timers.borrow_mut();
@@ -148,7 +152,12 @@ impl EventLoop {
     // ANCHOR: run_ready
     /// Runs the callbacks that are ready at the start of this turn. Callbacks
     /// they schedule wait for the next turn, so a callback that keeps
-    /// rescheduling itself cannot keep timers from firing.
+    /// rescheduling itself cannot keep timers from firing. Each comes off the
+    /// queue before it runs: it may schedule more, which borrows the queue.
+    ///
+    /// For `LOOP_TRACE`: `self.trace.callback_begins()` and
+    /// `self.trace.callback_ends()` around each callback, then
+    /// `self.trace.ran(n)` with the number run.
     fn run_ready_callbacks(&self) {
         let ready_now = self.ready.borrow().len();
         for _ in 0..ready_now {
@@ -222,6 +231,9 @@ struct Timer {
 
 impl Ord for Timer {
     // BUILD 2/5: chapter 3, "The idea"; test step03_timers::many_timers_fire_in_deadline_order_with_ties_in_scheduling_order
+    /// Orders timers for `BinaryHeap`, which keeps its *largest* element on
+    /// top: the earlier deadline is the greater, and of two equal deadlines
+    /// the smaller sequence number (the timer scheduled first).
     fn cmp(&self, other: &Self) -> Ordering {
         (other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))
     }

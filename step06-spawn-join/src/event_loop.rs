@@ -106,8 +106,9 @@ impl EventLoop {
     // ANCHOR_END: call_later
 
     // ANCHOR: register
-    /// Hands `source` (a socket) to the OS poller and returns the token that
-    /// names it in `read_wait`, `write_wait` and `deregister`.
+    /// Hands `source` (a socket) to the OS poller, readable and writable, and
+    /// returns the token that names it in `read_wait`, `write_wait` and
+    /// `deregister`; the token gets its `IoWaiters`, empty.
     ///
     /// Tokens are never reused, so an event still in flight for a socket that
     /// was closed can never be taken for one that was opened later.
@@ -146,6 +147,9 @@ impl EventLoop {
     ///
     /// Readiness is an edge: call this only after a read said `WouldBlock`,
     /// or the data already waiting would never announce itself again.
+    ///
+    /// A callback already waiting to read is replaced, and dropped only
+    /// once the borrow of the waiters has ended (as in `deregister`).
     pub fn read_wait(
         &self,
         token: Token,
@@ -257,9 +261,17 @@ impl EventLoop {
     // ANCHOR: wait_for_io
     /// Blocks in the OS until a registered socket is ready or `timeout` runs
     /// out, then moves the callbacks waiting on each ready socket to the
-    /// ready queue. A socket that is ready but has no callback waiting is
-    /// skipped: its owner is busy and will try it again before waiting. So is
-    /// the `WAKER_TOKEN` event: its only job was to end the wait.
+    /// ready queue (`IoWaiters::take_ready`). A socket that is ready but has
+    /// no callback waiting is skipped: its owner is busy and will try it
+    /// again before waiting. So is the `WAKER_TOKEN` event: its only job was
+    /// to end the wait. A wait that a signal cut short (`Interrupted`) just
+    /// ends the turn.
+    ///
+    /// For `LOOP_TRACE`: `self.trace.waits(timeout, || …, || …)` before the
+    /// wait, the closures counting the callbacks ready and saying whether a
+    /// task was woken; `self.trace.waited()` after it; and
+    /// `self.trace.socket_ready(event, …)` for each event of a registered
+    /// socket, with whether a read and a write callback wait.
     fn wait_for_io(&self, timeout: Option<Duration>) -> io::Result<()> {
         self.trace.waits(
             timeout,
@@ -293,6 +305,10 @@ impl EventLoop {
     // ANCHOR: due_timers
     /// Moves every timer whose deadline has passed to the ready queue, earliest
     /// first; timers with equal deadlines keep the order they were scheduled in.
+    /// A timer is due *at* its deadline: `deadline <= now`, one `now` for all.
+    ///
+    /// For `LOOP_TRACE`: `self.trace.timer_due(sequence, deadline)` for each
+    /// timer moved.
     fn move_due_timers_to_ready(&self) {
         let now = Instant::now();
         let mut timers = self.timers.borrow_mut();
@@ -308,7 +324,12 @@ impl EventLoop {
     // ANCHOR: run_ready
     /// Runs the callbacks that are ready at the start of this turn. Callbacks
     /// they schedule wait for the next turn, so a callback that keeps
-    /// rescheduling itself cannot keep timers from firing.
+    /// rescheduling itself cannot keep timers from firing. Each comes off the
+    /// queue before it runs: it may schedule more, which borrows the queue.
+    ///
+    /// For `LOOP_TRACE`: `self.trace.callback_begins()` and
+    /// `self.trace.callback_ends()` around each callback, then
+    /// `self.trace.ran(n)` with the number run.
     fn run_ready_callbacks(&self) {
         let ready_now = self.ready.borrow().len();
         for _ in 0..ready_now {
@@ -532,6 +553,9 @@ struct Timer {
 }
 
 impl Ord for Timer {
+    /// Orders timers for `BinaryHeap`, which keeps its *largest* element on
+    /// top: the earlier deadline is the greater, and of two equal deadlines
+    /// the smaller sequence number (the timer scheduled first).
     fn cmp(&self, other: &Self) -> Ordering {
         (other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))
     }

@@ -66,6 +66,12 @@ impl<T: 'static> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
     // BUILD 2/3: chapter 6, "The idea"; test step06_join::awaiting_a_handle_gives_what_the_child_returned
+    /// The child's outcome, once it has ended. Before that, `Pending`, with
+    /// this poll's waker left in the slot as the joiner, for
+    /// `Reporter::report` to wake; the first time one is left there,
+    /// `note_waiting_join` says where it waits, for the loop's lost wake-up
+    /// check. Polled again after it gave the outcome, it panics: it would
+    /// wait for ever.
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         if let Some(outcome) = self.take_outcome() {
             return Poll::Ready(outcome); // ended already: no waiting at all
@@ -94,6 +100,11 @@ impl<T: 'static> Future for JoinHandle<T> {
 /// only, and becomes the outcome. `AssertUnwindSafe` is sound because a
 /// future that panicked is never polled again, only dropped; its joiner
 /// learns that it failed rather than seeing what it left half done.
+///
+/// `Contained` holds the future and the reporter: its `poll` catches a
+/// panic in the future's poll, and its drop one in the future's
+/// destructors (a task dropped before it ends). Poll it to the end
+/// (`poll_fn`), then `report` the outcome through its reporter.
 pub(crate) async fn run_and_report<T>(
     future: impl Future<Output = T>,
     reporter: Reporter<T>,
@@ -157,6 +168,9 @@ pub(crate) struct Reporter<T> {
 
 impl<T> Reporter<T> {
     // BUILD 3/3: chapter 6, "The idea"; test step06_join::a_child_that_ends_while_its_parent_waits_wakes_the_parent
+    /// Leaves `outcome` in the slot and wakes the joiner, if one waits,
+    /// once the slot's borrow has ended. Only the first report counts: the
+    /// reporter's drop, after the task has reported, does nothing.
     fn report(&self, outcome: Result<T, JoinError>) {
         if self.state.borrow().ended {
             return; // reported already: this is the reporter's drop

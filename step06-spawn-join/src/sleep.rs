@@ -31,8 +31,9 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 /// The future `sleep` returns: seed 001's `LoopSleepGenerator` in Rust.
 ///
 /// Its first poll puts a timer on the running loop whose callback wakes the
-/// task; polls after that only look at the clock. Until the first poll,
-/// nothing happens at all: a future does nothing until it is polled.
+/// task; polls after that look at the clock and hand the timer their waker.
+/// Until the first poll, nothing happens at all: a future does nothing
+/// until it is polled.
 #[derive(Debug)]
 #[must_use = "a future does nothing unless it is awaited"]
 pub struct Sleep {
@@ -48,13 +49,16 @@ pub struct Sleep {
 impl Future for Sleep {
     type Output = ();
 
+    /// Ready once the clock has reached the deadline. Before that, `Pending`,
+    /// with the timer set to wake whoever polled last: the first poll sets
+    /// it (`call_at`), its callback owning the waker it wakes and the sleep
+    /// keeping a `Weak` to that; every later poll puts its own waker there,
+    /// not only the first (a future may be polled by another task's waker).
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         if Instant::now() >= self.deadline {
             return Poll::Ready(());
         }
         if let Some(waker) = self.waker.as_ref().and_then(Weak::upgrade) {
-            // Polled again before the deadline: the timer wakes whoever
-            // polled last.
             waker.borrow_mut().clone_from(cx.waker());
         } else {
             let waker = Rc::new(RefCell::new(cx.waker().clone()));

@@ -85,6 +85,11 @@ impl Tasks {
     /// during these polls (by itself, as `yield_now` does, or by another
     /// task) is polled on the next turn, after the loop has looked at its
     /// timers and sockets again.
+    ///
+    /// The ids go into the kept `polling` list (`WokenTasks::take_into`),
+    /// which is given back empty for the next turn: no allocation per turn.
+    /// For `LOOP_TRACE`: `trace.tasks_woken(…)` with the ids, before the
+    /// polls; each poll's trace is `poll_task`'s.
     pub(crate) fn poll_woken(&self, trace: &Trace) {
         let mut polling = self.polling.take();
         self.woken.take_into(&mut polling);
@@ -103,7 +108,14 @@ impl Tasks {
     /// The waker's `queued` flag is cleared *before* the poll, so a wake-up
     /// that comes while the task runs (even from the task itself) queues one
     /// more poll instead of being lost. A task that completes leaves the
-    /// table, so it is never polled again, whoever still holds its waker.
+    /// table, so it is never polled again, whoever still holds its waker;
+    /// one still pending gets its future back. A task no longer in the
+    /// table (it finished) is not polled at all.
+    ///
+    /// For `LOOP_TRACE`: `trace.poll_begins()` just before the poll, then
+    /// `trace.polled(id, Left::Done)` or `Left::Pending`; when pending, also
+    /// `trace.woke_itself(id, || …)`, the closure saying whether the task
+    /// is in the woken list again (it woke itself during the poll).
     fn poll_task(&self, id: TaskId, trace: &Trace) {
         let Some((mut future, waker)) = self.take_future(id) else {
             return; // finished already: this wake-up came too late

@@ -76,6 +76,9 @@ impl<S: Source> Socket<S> {
     /// future dropped while it waits takes its waker back (`async_io`): the
     /// next future on the socket tries before it waits, and finds whatever
     /// the dropped one would have.
+    ///
+    /// An `Interrupted` answer (a signal cut the call short) is tried again
+    /// at once; any other answer is the poll's.
     fn poll_io<T>(
         &self,
         cx: &mut Context<'_>,
@@ -103,7 +106,10 @@ impl<S: Source> Socket<S> {
     /// Leaves `waker` with the loop, to be woken once the socket is ready
     /// in `direction`. It replaces the waker of an earlier poll of the same
     /// future: one future at a time uses a socket (`async_io` takes
-    /// `&mut self`).
+    /// `&mut self`). An error if the loop the socket was made on is gone.
+    ///
+    /// For `LOOP_TRACE`: `event_loop.trace.task_waits(token, reading)` once
+    /// the waker is left, so the trace can say which task a socket wakes.
     fn wake_when_ready(
         &self,
         direction: Direction,

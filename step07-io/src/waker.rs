@@ -73,6 +73,9 @@ impl Wake for TaskWaker {
         self.wake_by_ref();
     }
 
+    /// Queues the task's id with `WokenTasks`, unless it is queued already:
+    /// the `queued` flag, set here and cleared by the loop just before the
+    /// task's poll, makes two wake-ups before a poll queue one poll.
     fn wake_by_ref(self: &Arc<Self>) {
         let already_queued = self.queued.swap(true, Ordering::AcqRel);
         if !already_queued {

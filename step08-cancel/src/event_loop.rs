@@ -124,8 +124,9 @@ impl EventLoop {
     // ANCHOR_END: call_later
 
     // ANCHOR: register
-    /// Hands `source` (a socket) to the OS poller and returns the token that
-    /// names it in `read_wait`, `write_wait` and `deregister`.
+    /// Hands `source` (a socket) to the OS poller, readable and writable, and
+    /// returns the token that names it in `read_wait`, `write_wait` and
+    /// `deregister`; the token gets its `IoWaiters`, empty.
     ///
     /// Tokens are never reused, so an event still in flight for a socket that
     /// was closed can never be taken for one that was opened later.
@@ -164,6 +165,9 @@ impl EventLoop {
     ///
     /// Readiness is an edge: call this only after a read said `WouldBlock`,
     /// or the data already waiting would never announce itself again.
+    ///
+    /// A callback already waiting to read is replaced, and dropped only
+    /// once the borrow of the waiters has ended (as in `deregister`).
     pub fn read_wait(
         &self,
         token: Token,
@@ -260,7 +264,11 @@ impl EventLoop {
     /// when more than half of a heap of more than 100 timers are cancelled,
     /// the whole heap is swept and its spare memory given back, so timers
     /// set and cancelled by the thousand (timeouts that rarely fire) do not
-    /// pile up until their far-off deadlines.
+    /// pile up until their far-off deadlines. A timer is cancelled when
+    /// `pending_timers` no longer holds it.
+    ///
+    /// For `LOOP_TRACE`: `self.trace.swept(cancelled)` after a sweep, and
+    /// `self.trace.timer_skipped()` for each cancelled timer popped.
     fn remove_cancelled_timers(&self) {
         let mut timers = self.timers.borrow_mut();
         let pending = self.pending_timers.borrow();
@@ -320,9 +328,17 @@ impl EventLoop {
     // ANCHOR: wait_for_io
     /// Blocks in the OS until a registered socket is ready or `timeout` runs
     /// out, then moves the callbacks waiting on each ready socket to the
-    /// ready queue. A socket that is ready but has no callback waiting is
-    /// skipped: its owner is busy and will try it again before waiting. So is
-    /// the `WAKER_TOKEN` event: its only job was to end the wait.
+    /// ready queue (`IoWaiters::take_ready`). A socket that is ready but has
+    /// no callback waiting is skipped: its owner is busy and will try it
+    /// again before waiting. So is the `WAKER_TOKEN` event: its only job was
+    /// to end the wait. A wait that a signal cut short (`Interrupted`) just
+    /// ends the turn.
+    ///
+    /// For `LOOP_TRACE`: `self.trace.waits(timeout, || …, || …)` before the
+    /// wait, the closures counting the callbacks ready and saying whether a
+    /// task was woken; `self.trace.waited()` after it; and
+    /// `self.trace.socket_ready(event, …)` for each event of a registered
+    /// socket, with whether a read and a write callback wait.
     fn wait_for_io(&self, timeout: Option<Duration>) -> io::Result<()> {
         self.trace.waits(
             timeout,
@@ -396,7 +412,12 @@ impl EventLoop {
     // ANCHOR: run_ready
     /// Runs the callbacks that are ready at the start of this turn. Callbacks
     /// they schedule wait for the next turn, so a callback that keeps
-    /// rescheduling itself cannot keep timers from firing.
+    /// rescheduling itself cannot keep timers from firing. Each comes off the
+    /// queue before it runs: it may schedule more, which borrows the queue.
+    ///
+    /// For `LOOP_TRACE`: `self.trace.callback_begins()` and
+    /// `self.trace.callback_ends()` around each callback, then
+    /// `self.trace.ran(n)` with the number run.
     fn run_ready_callbacks(&self) {
         let ready_now = self.ready.borrow().len();
         for _ in 0..ready_now {
@@ -627,6 +648,9 @@ struct Timer {
 type Ticks = u64;
 
 impl Ord for Timer {
+    /// Orders timers for `BinaryHeap`, which keeps its *largest* element on
+    /// top: the earlier deadline is the greater, and of two equal deadlines
+    /// the smaller sequence number (the timer scheduled first).
     fn cmp(&self, other: &Self) -> Ordering {
         (other.deadline, other.id.sequence).cmp(&(self.deadline, self.id.sequence))
     }
@@ -702,7 +726,10 @@ pub struct TimerHandle {
 impl TimerHandle {
     // BUILD 2/5: chapter 8, "The idea"; test step08_timers::a_cancelled_timer_never_fires_and_the_loop_does_not_wait_for_it
     /// Cancels the timer. Says whether it did: `false` when the timer has
-    /// fired or been cancelled already.
+    /// fired or been cancelled already, or its loop is gone.
+    ///
+    /// Its action comes out of the pending timers, and is dropped only once
+    /// that borrow has ended: a callback's destructors may use the loop.
     pub fn cancel(&self) -> bool {
         let Some(pending_timers) = self.pending_timers.upgrade() else {
             return false;

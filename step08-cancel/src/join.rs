@@ -75,6 +75,12 @@ impl<T> JoinHandle<T> {
 impl<T: 'static> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
+    /// The child's outcome, once it has ended. Before that, `Pending`, with
+    /// this poll's waker left in the slot as the joiner, for
+    /// `Reporter::report` to wake; the first time one is left there,
+    /// `note_waiting_join` says where it waits, for the loop's lost wake-up
+    /// check. Polled again after it gave the outcome, it panics: it would
+    /// wait for ever.
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         if let Some(outcome) = self.take_outcome() {
             return Poll::Ready(outcome); // ended already: no waiting at all
@@ -112,6 +118,8 @@ impl<T> JoinHandle<T> {
     ///
     /// Says whether this call cancelled the task: `false` when the task had
     /// ended already (its outcome stays joinable) or was cancelled before.
+    /// A task not ended is still in the loop's table, and is cancelled
+    /// through its waker (`TaskWaker::cancel`).
     pub fn cancel(&self) -> bool {
         if self.is_finished() {
             return false;
@@ -166,6 +174,11 @@ impl<T> Drop for CancelOnDrop<T> {
 /// only, and becomes the outcome. `AssertUnwindSafe` is sound because a
 /// future that panicked is never polled again, only dropped; its joiner
 /// learns that it failed rather than seeing what it left half done.
+///
+/// `Contained` holds the future and the reporter: its `poll` catches a
+/// panic in the future's poll, and its drop one in the future's
+/// destructors (a task dropped before it ends). Poll it to the end
+/// (`poll_fn`), then `report` the outcome through its reporter.
 pub(crate) async fn run_and_report<T>(
     future: impl Future<Output = T>,
     reporter: Reporter<T>,
@@ -229,6 +242,11 @@ pub(crate) struct Reporter<T> {
 }
 
 impl<T> Reporter<T> {
+    /// Leaves `outcome` in the slot and wakes the joiner, if one waits,
+    /// once the slot's borrow has ended. Only the first report counts: the
+    /// reporter's drop, after the task has reported, does nothing.
+    /// A task cancelled that returned in the same poll is still cancelled:
+    /// it reports `Cancelled` (a panic is reported all the same).
     fn report(&self, outcome: Result<T, JoinError>) {
         if self.state.borrow().ended {
             return; // reported already: this is the reporter's drop

@@ -36,6 +36,9 @@ pub struct Marked {
     pub test: String,
     /// `Type::name` for a method, `name` for a free function.
     pub function: String,
+    /// Its doc comment, `///` and one space taken off each line; empty
+    /// when it has none. `start` keeps it: it says what the body must do.
+    pub doc: String,
     /// The body's bytes in the file, braces included.
     pub body: Range<usize>,
 }
@@ -107,7 +110,7 @@ pub fn markers_in(file: &str, text: &str) -> Result<Vec<Marked>, String> {
         };
         let at = format!("{file}:{}", index + 1);
         let fields = fields.map_err(|err| format!("{at}: {err}"))?;
-        let (name, body) = marked_function(text, start + line.len())
+        let (name, doc, body) = marked_function(text, start + line.len())
             .map_err(|err| format!("{at}: {err}"))?;
         let function = match enclosing_impl(&lines[..index]) {
             Some(owner) if line.starts_with(' ') => format!("{owner}::{name}"),
@@ -122,21 +125,28 @@ pub fn markers_in(file: &str, text: &str) -> Result<Vec<Marked>, String> {
             section: fields.section,
             test: fields.failing_test,
             function,
+            doc,
             body,
         });
     }
     Ok(found)
 }
 
-/// The name and body of the function whose doc comment or signature starts
-/// at byte `from`.
+/// The name, doc comment and body of the function whose doc comment or
+/// signature starts at byte `from`.
 fn marked_function(
     text: &str,
     from: usize,
-) -> Result<(String, Range<usize>), String> {
+) -> Result<(String, String, Range<usize>), String> {
     let mut offset = from;
+    let mut doc = String::new();
     for line in text[from..].split_inclusive('\n') {
         let trimmed = line.trim_start();
+        if let Some(doc_line) = trimmed.strip_prefix("///") {
+            let doc_line = doc_line.trim_end();
+            doc.push_str(doc_line.strip_prefix(' ').unwrap_or(doc_line));
+            doc.push('\n');
+        }
         if trimmed.starts_with("//") || trimmed.starts_with("#[") {
             offset += line.len();
             continue;
@@ -156,7 +166,7 @@ fn marked_function(
             ));
         }
         let close = matching_brace(text, open)?;
-        return Ok((name, open..close + 1));
+        return Ok((name, doc, open..close + 1));
     }
     Err("a BUILD marker must stand right above a function".to_owned())
 }
@@ -346,6 +356,28 @@ mod tests {
         ));
         let again = markers_in("src/lib.rs", &out).unwrap();
         assert!(is_blank(&out[again[0].body.clone()]));
+        assert_eq!(
+            again[0].doc, "Docs with a } brace.\n",
+            "start keeps the doc"
+        );
+    }
+
+    #[test]
+    fn a_marked_function_without_a_doc_comment_has_an_empty_doc() {
+        let bare = "impl Ord for Timer {\n    \
+            // BUILD 1/1: chapter 3, \"T\"; test a::b\n    \
+            // ANCHOR: cmp\n    \
+            #[inline]\n    \
+            fn cmp(&self, other: &Self) -> Ordering {\n        \
+            /// Not a doc comment: inside the body.\n        \
+            todo!()\n    }\n}\n";
+        let found = markers_in("src/lib.rs", bare).unwrap();
+        assert_eq!(found[0].function, "Timer::cmp");
+        assert_eq!(found[0].doc, "");
+        let documented =
+            bare.replace("#[inline]", "/// Orders.\n    ///\n    #[inline]");
+        let found = markers_in("src/lib.rs", &documented).unwrap();
+        assert_eq!(found[0].doc, "Orders.\n\n");
     }
 
     #[test]

@@ -278,6 +278,28 @@ fn every_build_marker_cites_a_heading_and_its_build_it_section_lists_it() {
     assert_no_problems(&problems);
 }
 
+/// `cargo workshop start` blanks a marked function's body and keeps its doc
+/// comment: the doc comment is all a participant has of what the body must
+/// do, so every marked function has one.
+#[test]
+fn every_marked_function_has_a_doc_comment() {
+    let mut problems = Vec::new();
+    for (_, folder) in step_chapters() {
+        let number = step_number(&folder).expect("a step folder");
+        let marked = track::track(&workspace_root().join(&folder), number)
+            .unwrap_or_else(|err| panic!("{folder}/{err}"));
+        for marked in marked.iter().filter(|marked| marked.doc.trim().is_empty()) {
+            problems.push(format!(
+                "{folder}/{}:{}: `{}` has no doc comment under its `// BUILD` \
+                 marker, so `start` leaves the participant nothing that says \
+                 what its body must do",
+                marked.file, marked.line, marked.function
+            ));
+        }
+    }
+    assert_no_problems(&problems);
+}
+
 #[test]
 fn no_pinned_diff_is_left_over() {
     let expected: BTreeSet<String> =
