@@ -76,7 +76,7 @@ pub struct Tracer {
 
 /// A poll that ended, measured before its line was written: writing is not
 /// the task's.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct PollEnded {
     task: u64,
     held: Option<Duration>,

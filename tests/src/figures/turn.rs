@@ -99,7 +99,10 @@ impl Phase {
 
 /// The phases step `step`'s trace code can print: each line its
 /// `src/trace.rs` writes (the text given to `format_args!`), sorted into
-/// its phase. Fails on a line no phase claims.
+/// its phase. Fails on a line no phase claims. The lines the plumbing's
+/// `Tracer` writes for every step are not read: `waited` follows a step's
+/// own `wait` line, in the same phase, and a line naming what held the
+/// loop is never drawn.
 fn phases_in_code(step: u32) -> BTreeSet<Phase> {
     let root = workspace_root();
     let prefix = format!("step{step:02}-");
