@@ -280,24 +280,59 @@ fn every_build_marker_cites_a_heading_and_its_build_it_section_lists_it() {
 
 /// `cargo workshop start` blanks a marked function's body and keeps its doc
 /// comment: the doc comment is all a participant has of what the body must
-/// do, so every marked function has one.
+/// do, so every marked function has one, and it names each call the body
+/// makes to the trace (`trace.timer_due(…)`), which no other test asks for.
 #[test]
-fn every_marked_function_has_a_doc_comment() {
+fn every_marked_function_has_a_doc_comment_naming_its_trace_calls() {
     let mut problems = Vec::new();
     for (_, folder) in step_chapters() {
         let number = step_number(&folder).expect("a step folder");
-        let marked = track::track(&workspace_root().join(&folder), number)
+        let step_dir = workspace_root().join(&folder);
+        let marked = track::track(&step_dir, number)
             .unwrap_or_else(|err| panic!("{folder}/{err}"));
-        for marked in marked.iter().filter(|marked| marked.doc.trim().is_empty()) {
-            problems.push(format!(
-                "{folder}/{}:{}: `{}` has no doc comment under its `// BUILD` \
-                 marker, so `start` leaves the participant nothing that says \
-                 what its body must do",
-                marked.file, marked.line, marked.function
-            ));
+        for marked in &marked {
+            let at = format!("{folder}/{}:{}", marked.file, marked.line);
+            if marked.doc.trim().is_empty() {
+                problems.push(format!(
+                    "{at}: `{}` has no doc comment under its `// BUILD` marker, \
+                     so `start` leaves nothing that says what its body must do",
+                    marked.function
+                ));
+                continue;
+            }
+            let text = read_text(&step_dir.join(&marked.file));
+            for call in trace_calls(&text[marked.body.clone()]) {
+                if !marked.doc.contains(&format!("{call}(")) {
+                    problems.push(format!(
+                        "{at}: `{}` calls `trace.{call}`, and its doc comment \
+                         does not say so (`{call}(…)`)",
+                        marked.function
+                    ));
+                }
+            }
         }
     }
     assert_no_problems(&problems);
+}
+
+/// The methods `code` calls on a trace: `trace.ran(n)` and
+/// `event_loop⏎.trace⏎.task_waits(…)` give `ran` and `task_waits`.
+fn trace_calls(code: &str) -> Vec<&str> {
+    let mut calls = Vec::new();
+    for (at, _) in code.match_indices("trace") {
+        let after = code[at + "trace".len()..].trim_start();
+        let Some(method) = after.strip_prefix('.') else {
+            continue;
+        };
+        let method = method.trim_start();
+        let name_end = method
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(method.len());
+        if method[name_end..].starts_with('(') && name_end > 0 {
+            calls.push(&method[..name_end]);
+        }
+    }
+    calls
 }
 
 #[test]
