@@ -61,8 +61,8 @@ use fold::Fold;
 const SLOW: Duration = Duration::from_millis(100);
 
 /// One loop's trace: made once by the loop, which holds it (through its
-/// step's `Trace`). Every method does nothing, and returns `None` where it
-/// returns anything, when `LOOP_TRACE` is off.
+/// step's `Trace`). With `LOOP_TRACE` off, each method that says or counts
+/// something is one branch that returns (`None`, where it returns one).
 pub struct Tracer {
     on: bool,
     start: Instant,

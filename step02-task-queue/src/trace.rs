@@ -5,8 +5,9 @@
 
 use plumbing::trace::Tracer;
 
-/// What `LOOP_TRACE` turns on: made once by the loop, which holds it. The
-/// plumbing's `Tracer` does the rest (`callback_ends` names a slow one).
+/// What `LOOP_TRACE` turns on: made once by the loop, which holds it. Its
+/// other call, `callback_ends`, which names a slow callback, is the
+/// plumbing's `Tracer`'s (reached through `Deref`).
 pub(crate) struct Trace(Tracer);
 
 impl Trace {

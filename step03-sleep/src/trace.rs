@@ -15,9 +15,10 @@ use std::time::{Duration, Instant};
 
 use plumbing::trace::Tracer;
 
-/// What `LOOP_TRACE` turns on: made once by the loop, which holds it. The
-/// plumbing's `Tracer` does the rest (`callback_ends` names a slow one),
-/// and `turn_begins`, `callback_begins` and `waited`.
+/// What `LOOP_TRACE` turns on: made once by the loop, which holds it. Its
+/// other calls, `turn_begins`, `callback_begins`, `callback_ends` (which
+/// names a slow callback) and `waited`, are the plumbing's `Tracer`'s
+/// (reached through `Deref`).
 pub(crate) struct Trace(Tracer);
 
 impl Trace {

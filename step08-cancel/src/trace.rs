@@ -36,10 +36,10 @@ use plumbing::trace::{Tracer, poll_did_panic};
 /// says `panicked` rather than `done`.
 pub(crate) use plumbing::trace::poll_panicked;
 
-/// What `LOOP_TRACE` turns on: made once by the loop, which holds it. The
-/// plumbing's `Tracer` does the rest (`callback_ends` names a slow one),
-/// and `turn_begins`, `callback_begins`, `waited`, `poll_begins` and
-/// `task_waits`.
+/// What `LOOP_TRACE` turns on: made once by the loop, which holds it. Its
+/// other calls, `turn_begins`, `callback_begins`, `callback_ends` (which
+/// names a slow callback), `waited`, `poll_begins` and `task_waits`, are
+/// the plumbing's `Tracer`'s (reached through `Deref`).
 pub(crate) struct Trace(Tracer);
 
 /// How a task left its poll.
