@@ -44,7 +44,8 @@ impl EventLoop {
     }
 
     // BUILD 1/2: chapter 1, "The idea"; test step01_queue::a_full_queue_rejects_the_next_callback_and_runs_only_what_it_accepted
-    /// Puts `callback` at the back of the queue, or says why it could not.
+    /// Puts `callback` at the back of the queue, or says why it could not:
+    /// `QueueFull`, when all `CAPACITY` places are taken.
     pub fn push(&mut self, callback: Callback) -> Result<(), QueueFull> {
         self.ready
             .push_back(callback)
@@ -52,7 +53,8 @@ impl EventLoop {
     }
 
     // BUILD 2/2: chapter 1, "The idea"; test step01_queue::callbacks_run_in_the_order_they_were_pushed
-    /// Runs callbacks from the front of the queue until the queue is empty.
+    /// Runs callbacks from the front of the queue until the queue is empty,
+    /// each taken off the queue before it is called.
     pub fn run(&mut self) {
         while let Some(callback) = self.ready.pop_front() {
             callback();

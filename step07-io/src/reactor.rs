@@ -193,7 +193,8 @@ where
     ///
     /// One read takes what the socket holds now, up to `buf`'s size. Bytes
     /// left over need no new readiness edge: the next `read` tries first,
-    /// and gets them at once.
+    /// and gets them at once. It awaits `async_io`, reading, with the read
+    /// into `buf` as the operation.
     pub async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.async_io(Direction::Read, |mut source| source.read(buf))
             .await
