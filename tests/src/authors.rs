@@ -121,8 +121,9 @@ pub fn decode(text: &str) -> Result<Files, String> {
         if line.starts_with('#') && files.is_empty() {
             continue;
         }
-        let (file, count, newline_at_end) = parse_header(line)
-            .ok_or_else(|| format!("`{}` is not a file's header", line.trim_end()))?;
+        let (file, count, newline_at_end) = parse_header(line).ok_or_else(|| {
+            format!("`{}` is not a file's header", line.trim_end())
+        })?;
         let mut body = String::new();
         for _ in 0..count {
             body.push_str(lines.next().ok_or_else(|| {
@@ -235,7 +236,11 @@ mod tests {
     fn a_cut_stored_copy_is_refused() {
         let text = encode("s", &files(&[("src/lib.rs", "a\nb\nc\n")]));
         let cut = text.strip_suffix("c\n").unwrap();
-        assert!(decode(cut).unwrap_err().contains("src/lib.rs has fewer lines"));
+        assert!(
+            decode(cut)
+                .unwrap_err()
+                .contains("src/lib.rs has fewer lines")
+        );
     }
 
     #[test]

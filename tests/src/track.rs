@@ -303,7 +303,11 @@ pub fn blanked(text: &str, marked: &[&Marked]) -> String {
             .take_while(|c| *c == ' ')
             .collect();
         out.push_str(&text[from..marked.body.start]);
-        let _ = write!(out, "{{{eol}{indent}    {}{eol}{indent}}}", marked.todo_call());
+        let _ = write!(
+            out,
+            "{{{eol}{indent}    {}{eol}{indent}}}",
+            marked.todo_call()
+        );
         from = marked.body.end;
     }
     out.push_str(&text[from..]);

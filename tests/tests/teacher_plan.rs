@@ -14,7 +14,8 @@
 use std::collections::BTreeMap;
 
 use workshop_tests::book::{
-    AuthorsVersion, book_src, includes, normalized, read_text, step_chapters, step_number,
+    AuthorsVersion, book_src, includes, normalized, read_text, step_chapters,
+    step_number,
 };
 use workshop_tests::{track, workspace_root};
 
@@ -61,8 +62,7 @@ fn sections(chapter: &str) -> Vec<Section> {
             }
             for include in shown {
                 let file = normalized(&include.file_from(&book_src));
-                let content =
-                    authors.read_or_disk(&file).expect("an included file");
+                let content = authors.read_or_disk(&file).expect("an included file");
                 let lines = include.part.select(&content).lines().count();
                 section.count_code(lines, folded > 0 || is_diff(&include.path));
             }

@@ -160,7 +160,9 @@ pub fn outside_track(step: &Step) -> Vec<String> {
     changes(step)
         .iter()
         .filter(|change| change.is_outside_track())
-        .map(|change| format!("{}/{}: {}", step.folder, change.file, change.describe()))
+        .map(|change| {
+            format!("{}/{}: {}", step.folder, change.file, change.describe())
+        })
         .collect()
 }
 
@@ -195,7 +197,9 @@ pub fn diff(step: &Step, only: &[String]) -> String {
         let before = step.authors.get(&change.file).cloned().unwrap_or_default();
         let after = to_lf(&step.read(&change.file));
         if change.what == What::LineEndings {
-            out.push_str(&format!("{path}: line endings only (CRLF and LF mixed)\n"));
+            out.push_str(&format!(
+                "{path}: line endings only (CRLF and LF mixed)\n"
+            ));
             continue;
         }
         let shown = TextDiff::from_lines(&before, &after)

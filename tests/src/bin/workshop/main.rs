@@ -312,7 +312,9 @@ fn reset(step: &Step, files: &[&str], force: bool) -> Result<String, String> {
              Keep a copy if you want it (outside the workspace's folders), \
              then run `cargo workshop reset {n}{} --force`",
             work.join("\n  "),
-            only.iter().map(|file| format!(" {file}")).collect::<String>()
+            only.iter()
+                .map(|file| format!(" {file}"))
+                .collect::<String>()
         ));
     }
     let mut done = Vec::new();
@@ -321,7 +323,10 @@ fn reset(step: &Step, files: &[&str], force: bool) -> Result<String, String> {
             changes::remove_added(step, &change.file)?;
             done.push(format!("removed {}, added", change.file));
         } else {
-            write(&step.dir().join(&change.file), &step.original(&change.file)?)?;
+            write(
+                &step.dir().join(&change.file),
+                &step.original(&change.file)?,
+            )?;
             if change.what == What::Deleted {
                 done.push(format!("put back {}, deleted", change.file));
             }
@@ -364,7 +369,10 @@ fn normal_file(file: &str) -> String {
 fn freeze(root: &Path, numbers: &[&str]) -> Result<String, String> {
     let all = numbers.is_empty();
     let wanted: Vec<String> = if all {
-        step_folders(root).iter().map(|(n, _)| n.to_string()).collect()
+        step_folders(root)
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .collect()
     } else {
         numbers.iter().map(|n| (*n).to_owned()).collect()
     };
@@ -393,8 +401,10 @@ fn freeze(root: &Path, numbers: &[&str]) -> Result<String, String> {
         }
     }
     if all {
-        let kept: Vec<String> =
-            steps.iter().map(|step| format!("{}.txt", step.folder)).collect();
+        let kept: Vec<String> = steps
+            .iter()
+            .map(|step| format!("{}.txt", step.folder))
+            .collect();
         let folder = root.join(authors::FOLDER);
         for stale in workshop_tests::files_below(&folder)
             .into_iter()
@@ -402,7 +412,10 @@ fn freeze(root: &Path, numbers: &[&str]) -> Result<String, String> {
         {
             fs::remove_file(folder.join(&stale))
                 .map_err(|err| format!("{stale}: {err}"))?;
-            said.push(format!("{}/{stale}: removed, no such step", authors::FOLDER));
+            said.push(format!(
+                "{}/{stale}: removed, no such step",
+                authors::FOLDER
+            ));
         }
     }
     Ok(said.join("\n"))
@@ -413,7 +426,9 @@ fn blank_function(step: &Step) -> Result<Option<String>, String> {
     Ok(track::track(&step.dir(), step.number)
         .map_err(|err| format!("{}/{err}", step.folder))?
         .into_iter()
-        .find(|marked| track::is_blank(&step.read(&marked.file)[marked.body.clone()]))
+        .find(|marked| {
+            track::is_blank(&step.read(&marked.file)[marked.body.clone()])
+        })
         .map(|marked| marked.function))
 }
 
@@ -442,23 +457,26 @@ fn step_status(step: &Step) -> Result<String, String> {
     let n = step.number;
     let outside = match changes::outside_track(step).len() {
         0 => String::new(),
-        1 => format!("; 1 file differs outside the track (`cargo workshop diff {n}`)"),
-        k => format!("; {k} files differ outside the track (`cargo workshop diff {n}`)"),
+        1 => {
+            format!("; 1 file differs outside the track (`cargo workshop diff {n}`)")
+        }
+        k => format!(
+            "; {k} files differ outside the track (`cargo workshop diff {n}`)"
+        ),
     };
-    let stage =
-        if stages.iter().all(|(_, stage)| *stage == Stage::Authors) {
-            "not started".to_owned()
-        } else if passed_fingerprint(step).is_some_and(|p| p == fingerprint(step)) {
-            "done: check passes".to_owned()
-        } else if let Some(next) = blank.first() {
-            format!(
-                "started: {} of {total} written, next `{}`",
-                total - blank.len(),
-                next.function
-            )
-        } else {
-            format!("started: all {total} written, run check")
-        };
+    let stage = if stages.iter().all(|(_, stage)| *stage == Stage::Authors) {
+        "not started".to_owned()
+    } else if passed_fingerprint(step).is_some_and(|p| p == fingerprint(step)) {
+        "done: check passes".to_owned()
+    } else if let Some(next) = blank.first() {
+        format!(
+            "started: {} of {total} written, next `{}`",
+            total - blank.len(),
+            next.function
+        )
+    } else {
+        format!("started: all {total} written, run check")
+    };
     Ok(format!("{stage}{outside}"))
 }
 
@@ -528,11 +546,10 @@ fn verify(root: &Path, numbers: &[&str]) -> Result<ExitCode, String> {
     let mut problems = Vec::new();
     for n in &wanted {
         let step_began = Instant::now();
-        let outcome = Step::find_with(&copy, n, &authors_here)
-            .and_then(|step| {
-                let original = Step::find_with(root, n, &authors_here)?;
-                verify_step(&step, &original, &target)
-            });
+        let outcome = Step::find_with(&copy, n, &authors_here).and_then(|step| {
+            let original = Step::find_with(root, n, &authors_here)?;
+            verify_step(&step, &original, &target)
+        });
         let seconds = step_began.elapsed().as_secs();
         match outcome {
             Ok(count) => {

@@ -153,7 +153,9 @@ impl Step {
         };
         let authors = match authors {
             Authors::Stored => authors::read_stored(root, &folder)?,
-            Authors::Files(original) => authors::read_folder(&original.join(&folder))?,
+            Authors::Files(original) => {
+                authors::read_folder(&original.join(&folder))?
+            }
         };
         Ok(Step {
             root: root.to_path_buf(),
