@@ -232,3 +232,92 @@ pub fn remove_added(step: &Step, file: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::{fingerprint, start, step_status, write};
+
+    /// A workshop of one step, step 1, copied from this one with its stored
+    /// authors' version, in a folder of its own.
+    struct Scratch {
+        root: PathBuf,
+    }
+
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let from = workshop_tests::workspace_root();
+            let root = std::env::temp_dir()
+                .join(format!("workshop-unit-{name}-{}", std::process::id()));
+            let _ = fs::remove_dir_all(&root);
+            let folder = "step01-while-loop";
+            let stored = authors::read_stored(&from, folder).expect("step 1's copy");
+            for (file, text) in &stored {
+                write(&root.join(folder).join(file), text).unwrap();
+            }
+            write(
+                &authors::stored_copy(&root, folder),
+                &authors::encode(folder, &stored),
+            )
+            .unwrap();
+            fs::copy(from.join("Cargo.toml"), root.join("Cargo.toml")).unwrap();
+            Scratch { root }
+        }
+
+        fn step(&self) -> Step {
+            Step::find(&self.root, "1").expect("step 1")
+        }
+
+        fn edit(&self, file: &Path, from: &str, to: &str) {
+            let path = self.step().dir().join(file);
+            let text = fs::read_to_string(&path).unwrap();
+            assert!(text.contains(from), "{from:?} is not in {}", path.display());
+            fs::write(&path, text.replacen(from, to, 1)).unwrap();
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.root);
+        }
+    }
+
+    #[test]
+    fn an_edit_beside_the_track_is_named_before_any_function_is_blamed() {
+        let scratch = Scratch::new("beside");
+        assert_eq!(before_blaming(&scratch.step()), None);
+        scratch.edit(
+            Path::new("src/main.rs"),
+            "println!(",
+            "println!(\"mine\");\n    println!(",
+        );
+        let said = before_blaming(&scratch.step()).expect("main.rs is named");
+        assert!(
+            said.contains(
+                "step01-while-loop/src/main.rs: lines outside the marked functions"
+            ),
+            "{said}"
+        );
+        assert!(said.contains("`cargo workshop diff 1`"), "{said}");
+        assert!(said.contains("`cargo workshop reset 1 FILE`"), "{said}");
+    }
+
+    #[test]
+    fn done_holds_only_while_nothing_in_the_step_changes() {
+        let scratch = Scratch::new("done");
+        let step = scratch.step();
+        start(&step, false).expect("step 1 starts");
+        // What `check` notes when the step passes.
+        write(&step.state().join("passed"), &fingerprint(&step)).unwrap();
+        assert_eq!(step_status(&step).unwrap(), "done: check passes");
+        scratch.edit(
+            Path::new("src/main.rs"),
+            "println!(",
+            "println!(\"mine\");\n    println!(",
+        );
+        let status = step_status(&step).unwrap();
+        assert!(status.starts_with("started: 0 of"), "{status}");
+    }
+}
