@@ -157,31 +157,39 @@ fn changed(file: &str, before: &str, after: &str) -> What {
 /// The changes outside the functions a participant writes, one line each
 /// (`step01-while-loop/src/main.rs: lines outside …`).
 pub fn outside_track(step: &Step) -> Vec<String> {
-    changes(step)
+    outside_changes(step)
         .iter()
-        .filter(|change| change.is_outside_track())
         .map(|change| {
             format!("{}/{}: {}", step.folder, change.file, change.describe())
         })
         .collect()
 }
 
+fn outside_changes(step: &Step) -> Vec<FileChange> {
+    changes(step)
+        .into_iter()
+        .filter(FileChange::is_outside_track)
+        .collect()
+}
+
 /// What `check` says before blaming any function, when files or lines
 /// outside them differ from the authors' version; `None` when none do.
 pub fn before_blaming(step: &Step) -> Option<String> {
-    let outside = outside_track(step);
-    if outside.is_empty() {
-        return None;
-    }
+    let outside = outside_changes(step);
     let n = step.number;
+    let (file, it) = match outside.as_slice() {
+        [] => return None,
+        [one] => (one.file.as_str(), "it"),
+        _ => ("FILE", "one file"),
+    };
     Some(format!(
         "Step {n} differs from the authors' version outside the functions you \
          write:\n  {}\nThe failing tests may come from there rather than from \
          your functions, so no function is blamed yet. `cargo workshop diff \
-         {n}` shows the changes; `cargo workshop reset {n} FILE` puts one file \
+         {n}` shows the changes; `cargo workshop reset {n} {file}` puts {it} \
          back as the authors wrote it (add --force if it holds work of yours: \
          that goes too).",
-        outside.join("\n  ")
+        outside_track(step).join("\n  "),
     ))
 }
 
@@ -301,7 +309,10 @@ mod tests {
             "{said}"
         );
         assert!(said.contains("`cargo workshop diff 1`"), "{said}");
-        assert!(said.contains("`cargo workshop reset 1 FILE`"), "{said}");
+        assert!(
+            said.contains("`cargo workshop reset 1 src/main.rs` puts it back"),
+            "{said}"
+        );
     }
 
     #[test]
