@@ -7,6 +7,7 @@
 //! `drop` in `sleep.rs`), and a participant may delete or add a file: all
 //! of it counts, not only the marked functions.
 
+use std::fmt::Write as _;
 use std::fs;
 
 use similar::TextDiff;
@@ -205,9 +206,7 @@ pub fn diff(step: &Step, only: &[String]) -> String {
         let before = step.authors.get(&change.file).cloned().unwrap_or_default();
         let after = to_lf(&step.read(&change.file));
         if change.what == What::LineEndings {
-            out.push_str(&format!(
-                "{path}: line endings only (CRLF and LF mixed)\n"
-            ));
+            let _ = writeln!(out, "{path}: line endings only (CRLF and LF mixed)");
             continue;
         }
         let shown = TextDiff::from_lines(&before, &after)

@@ -312,9 +312,11 @@ fn reset(step: &Step, files: &[&str], force: bool) -> Result<String, String> {
              Keep a copy if you want it (outside the workspace's folders), \
              then run `cargo workshop reset {n}{} --force`",
             work.join("\n  "),
-            only.iter()
-                .map(|file| format!(" {file}"))
-                .collect::<String>()
+            if only.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", only.join(" "))
+            }
         ));
     }
     let mut done = Vec::new();

@@ -211,7 +211,9 @@ impl Step {
     pub fn authors_track(&self) -> Result<Vec<Marked>, String> {
         let mut all = Vec::new();
         for (file, text) in &self.authors {
-            if file.starts_with("src/") && file.ends_with(".rs") {
+            if file.starts_with("src/")
+                && Path::new(file).extension().is_some_and(|ext| ext == "rs")
+            {
                 all.extend(track::markers_in(file, text)?);
             }
         }
