@@ -370,14 +370,7 @@ fn normal_file(file: &str) -> String {
 /// whose step is gone is removed.
 fn freeze(root: &Path, numbers: &[&str]) -> Result<String, String> {
     let all = numbers.is_empty();
-    let wanted: Vec<String> = if all {
-        step_folders(root)
-            .iter()
-            .map(|(n, _)| n.to_string())
-            .collect()
-    } else {
-        numbers.iter().map(|n| (*n).to_owned()).collect()
-    };
+    let wanted = steps_named(root, numbers);
     let mut steps = Vec::new();
     for n in &wanted {
         let step = Step::find_with(root, n, &Authors::Files(root.to_path_buf()))?;
@@ -421,6 +414,18 @@ fn freeze(root: &Path, numbers: &[&str]) -> Result<String, String> {
         }
     }
     Ok(said.join("\n"))
+}
+
+/// The steps a command names, or every step if it names none.
+fn steps_named(root: &Path, numbers: &[&str]) -> Vec<String> {
+    if numbers.is_empty() {
+        step_folders(root)
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .collect()
+    } else {
+        numbers.iter().map(|n| (*n).to_owned()).collect()
+    }
 }
 
 /// The first marked function of the step whose body is a `todo!()`.
@@ -522,14 +527,7 @@ fn indent(text: &str) -> String {
 /// checkout (a blank function) is refused: its files are not the authors'
 /// to prove.
 fn verify(root: &Path, numbers: &[&str]) -> Result<ExitCode, String> {
-    let wanted: Vec<String> = if numbers.is_empty() {
-        step_folders(root)
-            .iter()
-            .map(|(n, _)| n.to_string())
-            .collect()
-    } else {
-        numbers.iter().map(|n| (*n).to_owned()).collect()
-    };
+    let wanted = steps_named(root, numbers);
     let authors_here = Authors::Files(root.to_path_buf());
     for n in &wanted {
         if blank_function(&Step::find_with(root, n, &authors_here)?)?.is_some() {
