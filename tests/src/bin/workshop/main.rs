@@ -41,7 +41,7 @@ usage: cargo workshop <command>
   verify [N...]      prove the tracks (for CI): start, check each function, reset
   help [COMMAND]     this, or what COMMAND does
 
-Run it anywhere inside your clone of the workshop.";
+Run it anywhere inside your copy of the workshop (a clone or a download).";
 
 /// What `help COMMAND` and `COMMAND --help` print.
 fn command_help(command: &str) -> Option<&'static str> {

@@ -33,14 +33,14 @@ pub fn find_root(from: &Path) -> Result<PathBuf, String> {
         }
         return Err(format!(
             "{} is a Cargo workspace, but not the workshop's (it has no \
-             tests/ package `workshop-tests`); run this inside your clone \
+             tests/ package `workshop-tests`); run this inside your copy \
              of the workshop",
             dir.display()
         ));
     }
     Err(format!(
-        "not inside the workshop's repository: no workspace Cargo.toml in {} \
-         or above it; `cd` into your clone of the workshop first",
+        "not inside the workshop: no workspace Cargo.toml in {} \
+         or above it; `cd` into your copy of the workshop first",
         from.display()
     ))
 }
