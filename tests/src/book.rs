@@ -6,7 +6,8 @@
 //! The functions here read `book/src` the way mdBook 0.5 does, so the tests in
 //! `tests/book.rs` can fail where mdBook would stay quiet.
 
-use std::collections::{BTreeSet, HashSet};
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -246,40 +247,52 @@ impl Part {
     }
 }
 
-/// Steps' files as the authors committed them: `cargo workshop start`
-/// blanks functions on disk, and the book (and the plans measured from it)
-/// must still show the authors' bodies.
+/// Steps' files as the authors wrote them, from the stored copy in
+/// `tests/authors/` (`crate::authors`): `cargo workshop start` blanks
+/// functions on disk, and the book (and the plans measured from it) must
+/// still show the authors' bodies, in a clone, a ZIP download or a course's
+/// repository alike, whatever the participant committed since.
 #[derive(Debug)]
-pub struct Committed {
-    /// The repository's top folder, when git knows it.
-    repository: Option<PathBuf>,
+pub struct AuthorsVersion {
+    /// The workshop's root: the nearest folder holding `tests/authors/`.
+    root: Option<PathBuf>,
+    /// Each step's stored files, read once (`None`: no stored copy).
+    steps: RefCell<HashMap<String, Option<crate::authors::Files>>>,
 }
 
-impl Committed {
-    /// The repository that holds `dir`, if git is there to ask.
-    pub fn around(dir: &Path) -> Committed {
-        let repository = git_output(dir, &["rev-parse", "--show-toplevel"])
-            .and_then(|top| PathBuf::from(top.trim()).canonicalize().ok());
-        Committed { repository }
+impl AuthorsVersion {
+    /// The authors' version of the workshop that holds `dir`.
+    pub fn around(dir: &Path) -> AuthorsVersion {
+        let root = dir
+            .ancestors()
+            .find(|folder| folder.join(crate::authors::FOLDER).is_dir())
+            .map(Path::to_path_buf);
+        AuthorsVersion {
+            root,
+            steps: RefCell::new(HashMap::new()),
+        }
     }
 
-    /// `file` (an absolute path, `..` resolved) as committed at HEAD when
-    /// it lies in a `stepNN-…` folder; `None` for any other file, or when
-    /// git or HEAD lacks it.
+    /// `file` (an absolute path, `..` resolved) as the authors wrote it,
+    /// when it lies in a `stepNN-…` folder; `None` for any other file, or
+    /// one the stored copy lacks.
     pub fn read(&self, file: &Path) -> Option<String> {
-        let repository = self.repository.as_ref()?;
-        let relative = file.strip_prefix(repository).ok()?;
-        let parts: Vec<String> = relative
+        let root = self.root.as_ref()?;
+        let relative = file.strip_prefix(root).ok()?;
+        let mut parts = relative
             .components()
-            .map(|part| part.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        step_number(parts.first()?)?;
-        let path = format!("HEAD:{}", parts.join("/"));
-        git_output(repository, &["show", &path])
-            .map(|text| text.replace("\r\n", "\n"))
+            .map(|part| part.as_os_str().to_string_lossy().into_owned());
+        let folder = parts.next()?;
+        step_number(&folder)?;
+        let path: Vec<String> = parts.collect();
+        let mut steps = self.steps.borrow_mut();
+        let files = steps
+            .entry(folder.clone())
+            .or_insert_with(|| crate::authors::read_stored(root, &folder).ok());
+        files.as_ref()?.get(&path.join("/")).cloned()
     }
 
-    /// `file` as committed, or as it is on disk.
+    /// `file` as the authors wrote it, or as it is on disk.
     pub fn read_or_disk(&self, file: &Path) -> std::io::Result<String> {
         match self.read(file) {
             Some(text) => Ok(text),
@@ -288,22 +301,8 @@ impl Committed {
     }
 }
 
-/// What a git command prints, or `None` if git is missing or it fails.
-fn git_output(dir: &Path, args: &[&str]) -> Option<String> {
-    let output = std::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .ok()?;
-    if !output.status.success() {
-        return None;
-    }
-    String::from_utf8(output.stdout).ok()
-}
-
-/// `a/b/../c` as `a/c`, without asking the file system (a file HEAD has
-/// may be missing from the disk).
+/// `a/b/../c` as `a/c`, without asking the file system (a file the
+/// authors have may be missing from the disk).
 pub fn normalized(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {

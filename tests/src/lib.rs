@@ -6,9 +6,11 @@
 //! server for a test to talk to (`server`), and put any step's echo server
 //! through the same scenarios (`echo_server`); find the `// BUILD` markers of
 //! the build-it tracks (`track`) for `cargo workshop` (`src/bin/workshop/`),
+//! read the authors' version of each step it compares with (`authors`),
 //! and run a step's tests for its `check`, each in bounded time and memory
 //! (`runner`).
 
+pub mod authors;
 pub mod book;
 pub mod echo_server;
 pub mod figures;

@@ -297,8 +297,10 @@ pub fn rust_files(step_dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// `text` with the bodies of `marked` (all in this file) made `todo!()`.
+/// `text` with the bodies of `marked` (all in this file) made `todo!()`,
+/// in the line endings most of its lines have (CRLF in a Windows checkout).
 pub fn blanked(text: &str, marked: &[&Marked]) -> String {
+    let eol = crate::authors::usual_ending(text);
     let mut bodies: Vec<&&Marked> = marked.iter().collect();
     bodies.sort_by_key(|marked| marked.body.start);
     let mut out = String::with_capacity(text.len());
@@ -311,7 +313,11 @@ pub fn blanked(text: &str, marked: &[&Marked]) -> String {
             .take_while(|c| *c == ' ')
             .collect();
         out.push_str(&text[from..marked.body.start]);
-        let _ = write!(out, "{{\n{indent}    {}\n{indent}}}", marked.todo_call());
+        let _ = write!(
+            out,
+            "{{{eol}{indent}    {}{eol}{indent}}}",
+            marked.todo_call()
+        );
         from = marked.body.end;
     }
     out.push_str(&text[from..]);

@@ -11,9 +11,9 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 use workshop_tests::book::{
-    Committed, book_src, chapters, includes, is_marker_line, read_text,
+    AuthorsVersion, book_src, chapters, includes, is_marker_line, read_text,
 };
-use workshop_tests::{files_below, track, workspace_root};
+use workshop_tests::{authors, files_below, track, workspace_root};
 
 /// Runs the preprocessor as mdBook would on a book whose root is `root`,
 /// with the given chapters (path in `src`, Markdown), and returns their
@@ -67,18 +67,6 @@ fn preprocess(
         .collect()
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=test", "-c", "user.email=test@example.com"])
-        .args(args)
-        .stdout(Stdio::null())
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?} failed in {}", dir.display());
-}
-
 fn has_extension(path: &str, wanted: &[&str]) -> bool {
     Path::new(path)
         .extension()
@@ -96,33 +84,35 @@ fn scratch(name: &str) -> PathBuf {
 #[test]
 fn a_started_step_keeps_the_authors_code_in_its_chapter() {
     let (chapter, step) = ("step03-sleep.md", "step03-sleep");
-    // A repository holding the chapter and the step, committed as authors
-    // leave them.
+    // A workshop folder holding the chapter, the step and its stored
+    // authors' version, and no git: as a ZIP download unpacks.
     let repo = scratch("book-code-started");
     let markdown = read_text(&book_src().join(chapter));
     fs::create_dir_all(repo.join("book/src")).unwrap();
     fs::write(repo.join("book/src").join(chapter), &markdown).unwrap();
     let root = workspace_root().canonicalize().unwrap();
-    let committed = Committed::around(&root);
-    let mut files: Vec<String> = files_below(&root.join(step))
-        .into_iter()
-        .map(|file| format!("{step}/{file}"))
+    let stored = authors::read_stored(&root, step).expect("step 3's stored copy");
+    let stored_at = authors::stored_copy(&repo, step);
+    fs::create_dir_all(stored_at.parent().unwrap()).unwrap();
+    fs::write(stored_at, authors::encode(step, &stored)).unwrap();
+    let mut files: Vec<(String, String)> = stored
+        .iter()
+        .map(|(file, text)| (format!("{step}/{file}"), text.clone()))
         .collect();
     // The chapter's other listings too (its exercises' code).
+    let authors_here = AuthorsVersion::around(&root);
     for include in includes(chapter, &markdown).unwrap() {
         let file = include.file_from(&book_src()).canonicalize().unwrap();
         let relative = file.strip_prefix(&root).unwrap().to_string_lossy();
-        files.push(relative.replace('\\', "/"));
+        // As the authors wrote it: this test may run in a step already started.
+        let text = authors_here.read_or_disk(&file).unwrap();
+        files.push((relative.replace('\\', "/"), text));
     }
-    for file in files {
+    for (file, text) in files {
         let to = repo.join(&file);
         fs::create_dir_all(to.parent().unwrap()).unwrap();
-        // As committed here: this test may run in a step already started.
-        fs::write(to, committed.read_or_disk(&root.join(&file)).unwrap()).unwrap();
+        fs::write(to, text).unwrap();
     }
-    git(&repo, &["init", "-q"]);
-    git(&repo, &["add", "."]);
-    git(&repo, &["commit", "-q", "-m", "the authors' step"]);
     let pages = [(chapter.to_owned(), markdown)];
     let before = preprocess(&repo.join("book"), &pages, &[]);
 

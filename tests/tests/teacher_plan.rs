@@ -14,7 +14,8 @@
 use std::collections::BTreeMap;
 
 use workshop_tests::book::{
-    Committed, book_src, includes, normalized, read_text, step_chapters, step_number,
+    AuthorsVersion, book_src, includes, normalized, read_text, step_chapters,
+    step_number,
 };
 use workshop_tests::{track, workspace_root};
 
@@ -44,7 +45,7 @@ fn sections(chapter: &str) -> Vec<Section> {
     // As the book shows them: a step started with `cargo workshop start`
     // keeps its size.
     let book_src = book_src().canonicalize().expect("book/src exists");
-    let committed = Committed::around(&book_src);
+    let authors = AuthorsVersion::around(&book_src);
     let mut sections = vec![Section::default()];
     let mut in_code = false;
     let mut folded = 0_usize;
@@ -61,8 +62,7 @@ fn sections(chapter: &str) -> Vec<Section> {
             }
             for include in shown {
                 let file = normalized(&include.file_from(&book_src));
-                let content =
-                    committed.read_or_disk(&file).expect("an included file");
+                let content = authors.read_or_disk(&file).expect("an included file");
                 let lines = include.part.select(&content).lines().count();
                 section.count_code(lines, folded > 0 || is_diff(&include.path));
             }
@@ -202,12 +202,12 @@ fn measure(chapter: &str, folder: &str) -> Size {
         .join(folder)
         .canonicalize()
         .expect("the step exists");
-    // The track as committed, so a started step measures the same.
-    let committed = Committed::around(&step);
+    // The track as the authors wrote it, so a started step measures the same.
+    let authors = AuthorsVersion::around(&step);
     let mut marked = Vec::new();
     let mut body_lines = 0;
     for file in track::rust_files(&step) {
-        let text = committed
+        let text = authors
             .read_or_disk(&step.join(&file))
             .expect("a step's file");
         let in_file = track::markers_in(&file, &text).expect("the step's markers");

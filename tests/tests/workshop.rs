@@ -1,36 +1,78 @@
 //! `cargo workshop` when the participant does what participants do:
 //! cleans the folder with `git clean -fdx` halfway through a step, copies a
-//! step folder to keep a version, deletes a marker line, asks for `--help`.
+//! step folder to keep a version, deletes a marker line, asks for `--help`,
+//! commits their work, edits a file beside the track, deletes or adds one;
+//! and wherever the workshop lands: a ZIP download without `.git`, a folder
+//! of a course's repository, a shallow clone, a Windows checkout's CRLF.
 //! Each test works in a fresh clone of the repository, so nothing here can
 //! touch the checkout the tests run in.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
+use workshop_tests::authors::{self, FREEZE_COMMAND};
+use workshop_tests::book::{self, AuthorsVersion};
 use workshop_tests::workspace_root;
 
 /// A clone of the repository in a folder of its own, removed when dropped.
 struct Clone {
     dir: PathBuf,
+    /// What to remove: `dir`, or the course repository around it.
+    scratch: PathBuf,
 }
 
 impl Clone {
     fn new(name: &str) -> Clone {
-        let dir = std::env::temp_dir()
+        let scratch = std::env::temp_dir()
             .join(format!("workshop-test-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        git(
-            &workspace_root(),
-            &[
-                "clone",
-                "--quiet",
-                "--no-hardlinks",
-                ".",
-                &dir.to_string_lossy(),
-            ],
-        );
-        Clone { dir }
+        Self::at(scratch.clone(), scratch, &[])
+    }
+
+    /// A clone made with `git clone ARGS`, in `dir`.
+    fn at(dir: PathBuf, scratch: PathBuf, args: &[&str]) -> Clone {
+        let _ = fs::remove_dir_all(&scratch);
+        // A plain path copies git's files; --depth needs a file:// address.
+        let from = if args.contains(&"--depth") {
+            format!("file://{}", workspace_root().display())
+        } else {
+            workspace_root().display().to_string()
+        };
+        let dir_name = dir.to_string_lossy().into_owned();
+        let mut clone = vec!["clone", "--quiet", "--no-hardlinks"];
+        clone.extend_from_slice(args);
+        clone.extend_from_slice(&[&from, &dir_name]);
+        git(&workspace_root(), &clone);
+        Clone { dir, scratch }
+    }
+
+    /// The workshop as a "Download ZIP" unpacks it: the files, no `.git`.
+    fn zip(name: &str) -> Clone {
+        let clone = Self::new(name);
+        fs::remove_dir_all(clone.dir.join(".git")).expect("the clone's .git");
+        clone
+    }
+
+    /// The workshop's files in `course/workshop/` of a course's own
+    /// repository, committed there.
+    fn in_course_repository(name: &str) -> Clone {
+        let scratch = std::env::temp_dir()
+            .join(format!("workshop-test-{name}-{}", std::process::id()));
+        let clone = Self::at(scratch.join("course").join("workshop"), scratch, &[]);
+        fs::remove_dir_all(clone.dir.join(".git")).expect("the clone's .git");
+        let course = clone.scratch.join("course");
+        git(&course, &["init", "--quiet"]);
+        git(&course, &["add", "."]);
+        commit(&course, "the course, with the workshop in a folder");
+        clone
+    }
+
+    /// A clone of the last commit only (`git clone --depth 1`).
+    fn shallow(name: &str) -> Clone {
+        let scratch = std::env::temp_dir()
+            .join(format!("workshop-test-{name}-{}", std::process::id()));
+        Self::at(scratch.clone(), scratch, &["--depth", "1"])
     }
 
     /// `cargo workshop ARGS`, run in the clone with this checkout's build of
@@ -58,19 +100,25 @@ impl Clone {
 
 impl Drop for Clone {
     fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.dir);
+        let _ = fs::remove_dir_all(&self.scratch);
     }
 }
 
+/// The workshop program, built once for all the tests of this file.
 fn workshop_binary() -> PathBuf {
-    escargot::CargoBuild::new()
-        .manifest_path(workspace_root().join("Cargo.toml"))
-        .package("workshop-tests")
-        .bin("workshop")
-        .run()
-        .expect("the workshop program builds")
-        .path()
-        .to_path_buf()
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            escargot::CargoBuild::new()
+                .manifest_path(workspace_root().join("Cargo.toml"))
+                .package("workshop-tests")
+                .bin("workshop")
+                .run()
+                .expect("the workshop program builds")
+                .path()
+                .to_path_buf()
+        })
+        .clone()
 }
 
 fn git(dir: &Path, args: &[&str]) {
@@ -80,6 +128,24 @@ fn git(dir: &Path, args: &[&str]) {
         .status()
         .expect("git runs");
     assert!(status.success(), "git {args:?} failed");
+}
+
+/// `git commit -a`, as a participant saves their work.
+fn commit(dir: &Path, message: &str) {
+    git(
+        dir,
+        &[
+            "-c",
+            "user.name=participant",
+            "-c",
+            "user.email=participant@example.com",
+            "commit",
+            "--quiet",
+            "--all",
+            "--message",
+            message,
+        ],
+    );
 }
 
 fn stdout(output: &Output) -> String {
@@ -145,14 +211,14 @@ fn reset_puts_back_the_committed_files_even_with_its_notes_gone() {
     let _ = fs::remove_dir_all(clone.path(".workshop"));
     let reset = clone.workshop(&["reset", "3", "--force"]);
     assert!(
-        stdout(&reset).contains("Step 3 is back as committed."),
+        stdout(&reset).contains("Step 3 is back as the authors wrote it."),
         "{}",
         stderr(&reset)
     );
     git(&clone.dir, &["diff", "--quiet", "--", "step03-sleep"]);
     let again = clone.workshop(&["reset", "3"]);
     assert!(
-        stdout(&again).contains("as committed already"),
+        stdout(&again).contains("as the authors wrote it already"),
         "{}",
         stdout(&again)
     );
@@ -278,4 +344,327 @@ fn verify_refuses_a_step_started_here() {
         "{}",
         stderr(&refused)
     );
+}
+
+// ---------------------------------------------------------------------------
+// Wherever the workshop lands, the authors' version travels with it.
+
+/// Step 3 worked through as a participant would, where `clone` is: every
+/// command answers as in a clone, the book still shows the authors' code,
+/// and `reset` puts the file back byte for byte. With `save_work`, the
+/// participant commits their work halfway, as git users do.
+fn participant_round(clone: &Clone, save_work: bool) {
+    let authors = fs::read_to_string(clone.path(STEP3)).expect("step 3");
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(
+        status.contains("step 3  step03-sleep         not started"),
+        "{status}"
+    );
+    check_asks_cargo_to_build(clone);
+    start_and_write_call_at(clone);
+    if save_work {
+        commit(&clone.dir, "wip");
+    }
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(
+        status.contains(
+            "step03-sleep         started: 1 of 5 written, next `Timer::cmp`"
+        ),
+        "{status}"
+    );
+    let book = AuthorsVersion::around(&clone.dir);
+    assert_eq!(
+        book.read(&clone.path(STEP3)).as_deref(),
+        Some(authors.as_str()),
+        "the book does not show the authors' step 3"
+    );
+    for args in [&["start", "3"][..], &["reset", "3"]] {
+        let refused = clone.workshop(args);
+        assert_eq!(refused.status.code(), Some(2), "{args:?} was not refused");
+        assert!(
+            stderr(&refused).contains("`EventLoop::call_at`"),
+            "{args:?}: {}",
+            stderr(&refused)
+        );
+    }
+    let reset = clone.workshop(&["reset", "3", "--force"]);
+    assert!(
+        stdout(&reset).contains("Step 3 is back as the authors wrote it."),
+        "{}",
+        stderr(&reset)
+    );
+    assert_eq!(clone.read(STEP3), authors, "reset did not restore step 3");
+}
+
+/// `check 3` gets as far as asking Cargo to build step 3's tests: it found
+/// the step's track. (A stand-in for Cargo notes that it was asked, and
+/// fails, so that nothing is built.)
+#[cfg(unix)]
+fn check_asks_cargo_to_build(clone: &Clone) {
+    let stand_in = clone.scratch.join("cargo-stand-in");
+    let asked = clone.scratch.join("cargo-was-asked");
+    fs::write(
+        &stand_in,
+        format!("#!/bin/sh\necho \"$@\" >> '{}'\nexit 1\n", asked.display()),
+    )
+    .unwrap();
+    let made_executable = Command::new("chmod").arg("+x").arg(&stand_in).status();
+    assert!(made_executable.is_ok_and(|status| status.success()));
+    let checked = Command::new(workshop_binary())
+        .args(["check", "3"])
+        .current_dir(&clone.dir)
+        .env("CARGO", &stand_in)
+        .output()
+        .expect("the workshop program runs");
+    let asked = fs::read_to_string(&asked).unwrap_or_default();
+    assert!(
+        asked.contains("test"),
+        "check 3 did not ask Cargo to build the tests; it said:\n{}{}",
+        stdout(&checked),
+        stderr(&checked)
+    );
+    let _ = fs::remove_file(clone.scratch.join("cargo-was-asked"));
+}
+
+#[cfg(not(unix))]
+fn check_asks_cargo_to_build(_clone: &Clone) {}
+
+#[test]
+fn a_zip_download_without_git_works_as_a_clone_does() {
+    participant_round(&Clone::zip("zip"), false);
+}
+
+#[test]
+fn a_folder_of_a_course_repository_works_as_a_clone_does() {
+    participant_round(&Clone::in_course_repository("course"), true);
+}
+
+#[test]
+fn a_shallow_clone_works_as_a_clone_does() {
+    participant_round(&Clone::shallow("shallow"), false);
+}
+
+#[test]
+fn work_the_participant_committed_is_theirs_not_the_authors() {
+    participant_round(&Clone::new("committed"), true);
+}
+
+#[test]
+fn a_missing_stored_copy_is_named_with_how_to_get_it_back() {
+    let clone = Clone::zip("missing");
+    fs::remove_file(authors::stored_copy(&clone.dir, "step03-sleep")).unwrap();
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(
+        status.contains(
+            "step 3  step03-sleep         cannot tell: tests/authors/step03-sleep.txt \
+             cannot be read"
+        ),
+        "{status}"
+    );
+    assert!(
+        status.contains("step 4  step04-select-echo   not started"),
+        "{status}"
+    );
+    let start = stderr(&clone.workshop(&["start", "3"]));
+    assert!(
+        start.contains("git checkout -- tests/authors/step03-sleep.txt"),
+        "{start}"
+    );
+}
+
+/// The stored authors' version is what the steps are: an author who
+/// changed a step and forgot to store it is told the command.
+#[test]
+fn the_stored_authors_version_matches_the_steps() {
+    let root = workspace_root();
+    let steps = book::step_folders();
+    let mut differ: Vec<String> = steps
+        .iter()
+        .flat_map(|folder| authors::mismatches(&root, folder))
+        .collect();
+    let stored = workshop_tests::files_below(&root.join(authors::FOLDER));
+    differ.extend(
+        stored
+            .iter()
+            .filter(|file| !steps.iter().any(|step| **file == format!("{step}.txt")))
+            .map(|file| format!("{}/{file}: no such step", authors::FOLDER)),
+    );
+    assert!(
+        differ.is_empty(),
+        "the authors' version stored in {folder}/ no longer matches the \
+         steps:\n  {}\nAfter changing a step, run `{FREEZE_COMMAND}` and commit \
+         {folder}/. (Working through a step you started with `cargo workshop \
+         start`? Then this is expected until `cargo workshop reset`.)",
+        differ.join("\n  "),
+        folder = authors::FOLDER,
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Line endings are the participant's.
+
+/// Step 3's `lib.rs` as the clone has it (LF), and with CRLF line endings.
+fn lf_and_crlf(clone: &Clone) -> (String, String) {
+    let lf = clone.read(STEP3);
+    assert!(!lf.contains('\r'), "the clone's step 3 is not LF");
+    let crlf = lf.replace('\n', "\r\n");
+    (lf, crlf)
+}
+
+#[test]
+fn a_crlf_checkout_is_the_authors_and_keeps_its_endings_through_start_and_reset() {
+    let clone = Clone::new("crlf");
+    let (_, crlf) = lf_and_crlf(&clone);
+    clone.write(STEP3, &crlf);
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(
+        status.contains("step03-sleep         not started"),
+        "{status}"
+    );
+
+    assert!(clone.workshop(&["start", "3"]).status.success());
+    let started = clone.read(STEP3);
+    assert!(started.contains("todo!(\"write `EventLoop::call_at`"));
+    assert!(
+        !started.replace("\r\n", "").contains('\n'),
+        "start wrote LF lines into a CRLF file"
+    );
+    let reset = clone.workshop(&["reset", "3"]);
+    assert!(reset.status.success(), "{}", stderr(&reset));
+    assert_eq!(
+        clone.read(STEP3),
+        crlf,
+        "reset did not restore the CRLF file"
+    );
+
+    start_and_write_call_at(&clone);
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(status.contains("started: 1 of 5 written"), "{status}");
+    assert!(clone.workshop(&["reset", "3", "--force"]).status.success());
+    assert_eq!(clone.read(STEP3), crlf, "reset --force changed the endings");
+}
+
+#[test]
+fn one_crlf_line_in_an_lf_file_changes_nothing_and_reset_restores_the_lf_file() {
+    let clone = Clone::new("mixed");
+    let (lf, _) = lf_and_crlf(&clone);
+    // An editor that wrote one line its own way: the marker of 2/5.
+    let at = lf.find("// BUILD 2/5").expect("a second marker");
+    let end = at + lf[at..].find('\n').unwrap();
+    let mixed = format!("{}\r{}", &lf[..end], &lf[end..]);
+    clone.write(STEP3, &mixed);
+
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(
+        status.contains("step03-sleep         not started"),
+        "{status}"
+    );
+    let started = clone.workshop(&["start", "3"]);
+    assert!(started.status.success(), "{}", stderr(&started));
+    let text = clone.read(STEP3);
+    assert_eq!(text.matches("\r\n").count(), 1, "start changed the endings");
+    assert!(text.contains("// BUILD 2/5"), "{text}");
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(status.contains("started: 0 of 5 written"), "{status}");
+
+    let reset = clone.workshop(&["reset", "3", "--force"]);
+    assert!(reset.status.success(), "{}", stderr(&reset));
+    assert_eq!(clone.read(STEP3), lf, "reset did not restore the LF file");
+}
+
+// ---------------------------------------------------------------------------
+// The whole step folder, not only the marked files.
+
+#[test]
+fn reset_names_and_restores_a_changed_file_beside_the_track() {
+    let clone = Clone::new("beside");
+    let main = "step01-while-loop/src/main.rs";
+    let authors = clone.read(main);
+    // Chapter 1's exercises change main.rs.
+    clone.write(
+        main,
+        &authors.replacen("println!(", "println!(\"mine \"); println!(", 1),
+    );
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(
+        status.contains(
+            "step01-while-loop    not started; 1 file differs outside the track \
+             (`cargo workshop diff 1`)"
+        ),
+        "{status}"
+    );
+    let diff = stdout(&clone.workshop(&["diff", "1"]));
+    assert!(diff.contains("+++ step01-while-loop/src/main.rs"), "{diff}");
+    assert!(diff.contains("println!(\"mine \")"), "{diff}");
+
+    let refused = clone.workshop(&["reset", "1"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains(
+            "step01-while-loop/src/main.rs: lines outside the marked functions"
+        ),
+        "{}",
+        stderr(&refused)
+    );
+    let reset = clone.workshop(&["reset", "1", "src/main.rs", "--force"]);
+    assert!(
+        stdout(&reset).contains("src/main.rs is back as the authors wrote it."),
+        "{}",
+        stderr(&reset)
+    );
+    assert_eq!(clone.read(main), authors);
+}
+
+#[test]
+fn reset_puts_back_a_deleted_file_and_status_says_how() {
+    let clone = Clone::new("deleted");
+    let sleep = "step05-coroutines/src/sleep.rs";
+    let authors = clone.read(sleep);
+    fs::remove_file(clone.path(sleep)).unwrap();
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(
+        status.contains("step05-coroutines/src/sleep.rs, which holds")
+            && status.contains("is gone"),
+        "{status}"
+    );
+    assert!(
+        !status.contains("number them"),
+        "an authors' message:\n{status}"
+    );
+    let reset = clone.workshop(&["reset", "5"]);
+    assert!(
+        stdout(&reset).contains(
+            "Step 5 is back as the authors wrote it. (put back src/sleep.rs, deleted)"
+        ),
+        "{}{}",
+        stdout(&reset),
+        stderr(&reset)
+    );
+    assert_eq!(clone.read(sleep), authors);
+}
+
+#[test]
+fn reset_names_an_added_file_and_removes_it_only_with_force() {
+    let clone = Clone::new("added");
+    let mine = "step08-cancel/src/notes/mine.rs";
+    fs::create_dir_all(clone.path("step08-cancel/src/notes")).unwrap();
+    clone.write(mine, "// my notes\n");
+    let refused = clone.workshop(&["reset", "8"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains(
+            "step08-cancel/src/notes/mine.rs: a file the authors do not have"
+        ),
+        "{}",
+        stderr(&refused)
+    );
+    assert!(clone.path(mine).is_file(), "reset removed it unasked");
+    let reset = clone.workshop(&["reset", "8", "--force"]);
+    assert!(
+        stdout(&reset).contains("(removed src/notes/mine.rs, added)"),
+        "{}",
+        stderr(&reset)
+    );
+    assert!(!clone.path("step08-cancel/src/notes").exists());
+    git(&clone.dir, &["diff", "--quiet", "--", "step08-cancel"]);
 }

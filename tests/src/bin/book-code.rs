@@ -3,12 +3,14 @@
 //!
 //! It expands each `{{#include …}}` of Rust or TOML code itself, so that
 //!
-//! - a step's file comes from the commit checked out (`git show HEAD:…`):
-//!   after `cargo workshop start 3` blanks step 3's functions to `todo!()`,
-//!   a book built or served locally still shows the authors' bodies where
-//!   a chapter promises them. Without git, or for a file HEAD lacks, the
-//!   file on disk is read. An author previewing uncommitted changes to a
-//!   step runs `BOOK_CODE=worktree mdbook serve book --port 4000`;
+//! - a step's file comes from the authors' version stored in
+//!   `tests/authors/` (`workshop_tests::authors`): after `cargo workshop
+//!   start 3` blanks step 3's functions to `todo!()`, and whatever the
+//!   participant commits, a book built or served locally still shows the
+//!   authors' bodies where a chapter promises them. For a file the stored
+//!   copy lacks, the file on disk is read. An author previewing changes to
+//!   a step before `cargo workshop freeze` runs `BOOK_CODE=worktree mdbook
+//!   serve book --port 4000`;
 //! - no listing shows a marker line: `// ANCHOR:` and `// ANCHOR_END:`
 //!   (how the book includes code) and `// BUILD k/n: …` (how `cargo
 //!   workshop` finds a track) are left out, as the pinned diffs leave them.
@@ -26,7 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::Value;
-use workshop_tests::book::{Committed, Include, includes, normalized};
+use workshop_tests::book::{AuthorsVersion, Include, includes, normalized};
 
 fn main() -> ExitCode {
     match env::args().nth(1).as_deref() {
@@ -98,7 +100,7 @@ fn rewrite_chapters(value: &mut Value, sources: &mut Sources) -> Result<(), Stri
 /// Where included code is read from, each file read once.
 struct Sources {
     book_src: PathBuf,
-    committed: Committed,
+    authors: AuthorsVersion,
     /// `BOOK_CODE=worktree`: steps' files as they are on disk.
     from_worktree: bool,
     read: HashMap<PathBuf, String>,
@@ -110,7 +112,7 @@ impl Sources {
             .canonicalize()
             .map_err(|err| format!("{}: {err}", book_src.display()))?;
         Ok(Sources {
-            committed: Committed::around(&book_src),
+            authors: AuthorsVersion::around(&book_src),
             book_src,
             from_worktree: env::var("BOOK_CODE")
                 .is_ok_and(|from| from == "worktree"),
@@ -145,7 +147,7 @@ impl Sources {
         let content = if self.from_worktree {
             fs::read_to_string(file)?.replace("\r\n", "\n")
         } else {
-            self.committed.read_or_disk(file)?
+            self.authors.read_or_disk(file)?
         };
         self.read.insert(file.to_owned(), content.clone());
         Ok(content)

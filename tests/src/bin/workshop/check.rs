@@ -160,6 +160,17 @@ fn judge(
         .filter(|run| !run.outcome.message().contains("not yet implemented"))
         .collect();
     if !unexplained.is_empty() {
+        // Before blaming a function: what changed beside the track may be
+        // the cause (an exercise's edit to `main.rs`, a deleted file).
+        if let Some(outside) = crate::changes::before_blaming(step) {
+            return Checked {
+                passed: false,
+                next: None,
+                failed: ids(&failures),
+                at_its_todo: false,
+                report: format!("{outside}\n\n{}", describe(unexplained[0])),
+            };
+        }
         match blame_written(step, marked, &blanks, &unexplained, cargo, progress) {
             Found::Culprit(blame) => return not_right(step, &blame, &failures, ran),
             Found::PassedOnRerun => return passed_on_rerun(step, &failures),

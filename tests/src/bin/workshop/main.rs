@@ -2,9 +2,11 @@
 //!
 //! `start N` blanks the functions step N's authors marked with `// BUILD`
 //! (see `workshop_tests::track`), `check N` runs the step's tests and names
-//! the one function to write next, `reset N` puts the step back byte for
-//! byte, `status` shows where each step stands, and `verify` proves every
-//! track on a copy of the repository, for CI.
+//! the one function to write next, `reset N` puts the step folder back byte
+//! for byte, `diff N` shows how it differs from the authors' version,
+//! `status` shows where each step stands; for the authors, `freeze` stores
+//! the authors' version of every step (`workshop_tests::authors`) and
+//! `verify` proves every track on a copy of the repository, for CI.
 
 use std::env;
 use std::fmt::Write as _;
@@ -16,9 +18,12 @@ use std::time::Instant;
 use workshop_tests::runner::Progress;
 use workshop_tests::track::{self, Marked};
 
+use changes::{FileChange, What};
 use check::check;
 use step::{Authors, Stage, Step, find_root, step_folders};
+use workshop_tests::authors;
 
+mod changes;
 mod check;
 mod probe;
 mod step;
@@ -28,12 +33,15 @@ usage: cargo workshop <command>
 
   start N [--force]  blank the functions of step N you will write
   check N            run step N's tests: what to write next, or that it passes
-  reset N [--force]  put step N back as committed
+  reset N [FILE...] [--force]
+                     put step N (or these files of it) back as the authors wrote it
+  diff N [FILE...]   how step N differs from the authors' version
   status             which steps are started, which are done
+  freeze [N...]      store the authors' version of the steps (for authors)
   verify [N...]      prove the tracks (for CI): start, check each function, reset
   help [COMMAND]     this, or what COMMAND does
 
-Run it anywhere inside your clone of the workshop.";
+Run it anywhere inside your copy of the workshop (a clone or a download).";
 
 /// What `help COMMAND` and `COMMAND --help` print.
 fn command_help(command: &str) -> Option<&'static str> {
@@ -53,15 +61,33 @@ fn command_help(command: &str) -> Option<&'static str> {
              shows it; or that\nthe step passes. Honours CARGO_TARGET_DIR."
         }
         "reset" => {
-            "usage: cargo workshop reset N [--force]\n\n\
-             Puts step N's marked files back as committed, byte for byte. If \
-             you wrote\nsomething there, it names it and changes nothing unless \
-             you add --force."
+            "usage: cargo workshop reset N [FILE...] [--force]\n\n\
+             Puts step N's folder back as the authors wrote it, byte for byte \
+             in your\nfiles' own line endings: every changed or deleted file, \
+             and a file you added\nis removed. Name FILEs (src/main.rs) to put \
+             back only those. If you wrote\nsomething there, it names it and \
+             changes nothing unless you add --force."
+        }
+        "diff" => {
+            "usage: cargo workshop diff N [FILE...]\n\n\
+             Shows how step N's folder (or these files of it) differs from \
+             the authors'\nversion: a unified diff per changed, deleted or \
+             added file."
+        }
+        "freeze" => {
+            "usage: cargo workshop freeze [N...]\n\n\
+             For the workshop's authors: stores the steps' files as they are \
+             (or those of\nthe steps named) in tests/authors/, as the authors' \
+             version that start,\ncheck, reset, status and the book compare \
+             with. Run it after changing a\nstep, and commit tests/authors/. \
+             Refuses a step with a blank function."
         }
         "status" => {
             "usage: cargo workshop status\n\n\
              For each step: not started, started (how many functions written, \
-             which next),\nor done (check passed on the files as they are)."
+             which next),\nor done (check passed, and nothing in the step \
+             folder changed since), and\nwhich files differ from the authors' \
+             outside the functions you write."
         }
         "verify" => {
             "usage: cargo workshop verify [N...]\n\n\
@@ -112,9 +138,24 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                 ExitCode::FAILURE
             })
         }
-        (["reset", n], _) => {
+        (["reset", n, files @ ..], _) => {
             let step = Step::find(&find_root(&here)?, n)?;
-            println!("{}", reset(&step, force)?);
+            println!("{}", reset(&step, files, force)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        (["diff", n, files @ ..], false) => {
+            let step = Step::find(&find_root(&here)?, n)?;
+            let files: Vec<String> = files.iter().map(|f| normal_file(f)).collect();
+            let shown = changes::diff(&step, &files);
+            if shown.is_empty() {
+                println!("Step {} is as the authors wrote it.", step.number);
+            } else {
+                print!("{shown}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        (["freeze", numbers @ ..], false) => {
+            println!("{}", freeze(&find_root(&here)?, numbers)?);
             Ok(ExitCode::SUCCESS)
         }
         (["status"], false) => {
@@ -123,7 +164,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         (["verify", numbers @ ..], false) => verify(&find_root(&here)?, numbers),
         ([], _) => Err(format!("which command?\n\n{USAGE}")),
-        ([command @ ("start" | "check" | "reset")], _) => Err(format!(
+        ([command @ ("start" | "check" | "reset" | "diff")], _) => Err(format!(
             "`cargo workshop {command}` needs a step number, 1 to 8\n\n{}",
             command_help(command).unwrap_or(USAGE)
         )),
@@ -210,7 +251,8 @@ fn start(step: &Step, force: bool) -> Result<String, String> {
         out,
         "\nChapter {n}'s section \"Build it\" walks you through them.\n\
          `cargo workshop check {n}` says which to write next and which test \
-         shows it;\n`cargo workshop reset {n}` puts the step back as committed."
+         shows it;\n`cargo workshop reset {n}` puts the step back as the authors \
+         wrote it."
     );
     Ok(out)
 }
@@ -224,119 +266,177 @@ fn named(stages: &[(Marked, Stage)], stage: Stage) -> Vec<String> {
         .collect()
 }
 
-/// Puts the step's marked files back as committed; with work in them, only
-/// if `force`. Says so only once every file is byte for byte the authors'.
-fn reset(step: &Step, force: bool) -> Result<String, String> {
+/// Puts the step folder (or `files` of it) back as the authors wrote it:
+/// changed and deleted files rewritten in their own line endings, added
+/// ones removed; with work in them, only if `force`. Says so only once
+/// every file is byte for byte the authors'.
+fn reset(step: &Step, files: &[&str], force: bool) -> Result<String, String> {
     let n = step.number;
-    let files = Step::track_files(&step.authors_track()?);
-    let mut differ = Vec::new();
-    for file in &files {
-        let (original, now) = (step.original(file)?, step.read(file));
-        if now != original {
-            differ.push((file, changes(file, &original, &now)));
-        }
+    let only: Vec<String> = files.iter().map(|file| normal_file(file)).collect();
+    if let Some(unknown) = only.iter().find(|file| {
+        !step.authors.contains_key(*file) && !step.dir().join(file).is_file()
+    }) {
+        return Err(format!(
+            "{}/{unknown} is neither the authors' nor yours: name files \
+             relative to the step folder (src/main.rs)",
+            step.folder
+        ));
     }
+    let wanted =
+        |change: &FileChange| only.is_empty() || only.contains(&change.file);
+    let what = if only.is_empty() {
+        format!("Step {n}")
+    } else {
+        only.join(", ")
+    };
+    let differ: Vec<FileChange> =
+        changes::changes(step).into_iter().filter(wanted).collect();
     if differ.is_empty() {
-        let _ = fs::remove_dir_all(step.state());
+        if only.is_empty() {
+            let _ = fs::remove_dir_all(step.state());
+        }
         return Ok(format!(
-            "Step {n} is as committed already: nothing to reset."
+            "{what} is as the authors wrote it already: nothing to reset."
         ));
     }
     let work: Vec<String> = differ
         .iter()
-        .filter(|(_, change)| change.is_work())
-        .map(|(file, change)| {
-            format!("{}/{file}: {}", step.folder, change.describe())
+        .filter(|change| change.is_work())
+        .map(|change| {
+            format!("{}/{}: {}", step.folder, change.file, change.describe())
         })
         .collect();
     if !work.is_empty() && !force {
         return Err(format!(
             "step {n} has work in it that reset would throw away:\n  {}\n\
-             Keep a copy if you want it (outside the workspace's folders, or \
-             `git stash`), then run `cargo workshop reset {n} --force`",
-            work.join("\n  ")
+             Keep a copy if you want it (outside the workspace's folders), \
+             then run `cargo workshop reset {n}{} --force`",
+            work.join("\n  "),
+            if only.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", only.join(" "))
+            }
         ));
     }
-    for (file, _) in &differ {
-        write(&step.dir().join(file), &step.original(file)?)?;
+    let mut done = Vec::new();
+    for change in &differ {
+        if change.what == What::Added {
+            changes::remove_added(step, &change.file)?;
+            done.push(format!("removed {}, added", change.file));
+        } else {
+            write(
+                &step.dir().join(&change.file),
+                &step.original(&change.file)?,
+            )?;
+            if change.what == What::Deleted {
+                done.push(format!("put back {}, deleted", change.file));
+            }
+        }
     }
-    let still: Vec<String> = files
-        .iter()
-        .filter(|file| step.original(file).ok() != Some(step.read(file)))
-        .map(|file| format!("{}/{file}", step.folder))
+    let still: Vec<String> = changes::changes(step)
+        .into_iter()
+        .filter(wanted)
+        .map(|change| format!("{}/{}", step.folder, change.file))
         .collect();
     if !still.is_empty() {
         return Err(format!(
-            "step {n} is not back as committed: {} still differ{}. \
-             `git diff {}` shows how; `git checkout -- {}` restores it.",
+            "step {n} is not back as the authors wrote it: {} still differ{}. \
+             `cargo workshop diff {n}` shows how.",
             still.join(", "),
             if still.len() == 1 { "s" } else { "" },
-            step.folder,
-            step.folder
         ));
     }
-    let _ = fs::remove_dir_all(step.state());
-    Ok(format!("Step {n} is back as committed."))
-}
-
-/// How a marked file differs from the authors' version.
-struct Change {
-    /// The marked functions that are neither the authors' nor blank.
-    written: Vec<String>,
-    /// Whether lines outside the marked functions changed too.
-    other_lines: bool,
-}
-
-impl Change {
-    /// Whether reset would throw away something someone wrote: blanks
-    /// alone are what `start` made.
-    fn is_work(&self) -> bool {
-        !self.written.is_empty() || self.other_lines
+    if only.is_empty() {
+        let _ = fs::remove_dir_all(step.state());
     }
+    let done = if done.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", done.join("; "))
+    };
+    Ok(format!("{what} is back as the authors wrote it.{done}"))
+}
 
-    fn describe(&self) -> String {
-        match (self.written.is_empty(), self.other_lines) {
-            (false, false) => format!("your {}", self.written.join(", ")),
-            (false, true) => {
-                format!("your {} and other lines", self.written.join(", "))
-            }
-            _ => "lines outside the marked functions".to_owned(),
+/// A file named on the command line as the step's files are named:
+/// relative to the step folder, `/`-separated.
+fn normal_file(file: &str) -> String {
+    file.replace('\\', "/").trim_start_matches("./").to_owned()
+}
+
+/// Stores the authors' version of the steps named (all, if none), each as
+/// its files are now; a step with a blank function is refused, so that a
+/// started step never becomes the authors'. With every step, a stored copy
+/// whose step is gone is removed.
+fn freeze(root: &Path, numbers: &[&str]) -> Result<String, String> {
+    let all = numbers.is_empty();
+    let wanted = steps_named(root, numbers);
+    let mut steps = Vec::new();
+    for n in &wanted {
+        let step = Step::find_with(root, n, &Authors::Files(root.to_path_buf()))?;
+        if let Some(blank) = blank_function(&step)? {
+            return Err(format!(
+                "step {n} has a blank function, `{blank}`: freezing it would \
+                 make its todo!() the authors' version. Write it back, or `cargo \
+                 workshop reset {n}` if this checkout's tests/authors/ is right"
+            ));
+        }
+        steps.push(step);
+    }
+    let mut said = Vec::new();
+    for step in &steps {
+        let path = authors::stored_copy(root, &step.folder);
+        let text = authors::encode(&step.folder, &step.authors);
+        let shown = format!("{}/{}.txt", authors::FOLDER, step.folder);
+        if fs::read_to_string(&path).ok().as_deref() == Some(text.as_str()) {
+            said.push(format!("{shown}: up to date"));
+        } else {
+            write(&path, &text)?;
+            said.push(format!("{shown}: written"));
         }
     }
+    if all {
+        let kept: Vec<String> = steps
+            .iter()
+            .map(|step| format!("{}.txt", step.folder))
+            .collect();
+        let folder = root.join(authors::FOLDER);
+        for stale in workshop_tests::files_below(&folder)
+            .into_iter()
+            .filter(|file| !kept.contains(file))
+        {
+            fs::remove_file(folder.join(&stale))
+                .map_err(|err| format!("{stale}: {err}"))?;
+            said.push(format!(
+                "{}/{stale}: removed, no such step",
+                authors::FOLDER
+            ));
+        }
+    }
+    Ok(said.join("\n"))
 }
 
-/// How `after`, a marked file, differs from the authors' `before`.
-fn changes(file: &str, before: &str, after: &str) -> Change {
-    let (Ok(old), Ok(new)) = (
-        track::markers_in(file, before),
-        track::markers_in(file, after),
-    ) else {
-        return Change {
-            written: Vec::new(),
-            other_lines: true,
-        };
-    };
-    let written: Vec<String> = new
-        .iter()
-        .filter(|n| {
-            let body = &after[n.body.clone()];
-            let theirs = old.iter().find(|o| o.function == n.function);
-            !track::is_blank(body)
-                && theirs.is_none_or(|o| before[o.body.clone()] != *body)
+/// The steps a command names, or every step if it names none.
+fn steps_named(root: &Path, numbers: &[&str]) -> Vec<String> {
+    if numbers.is_empty() {
+        step_folders(root)
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .collect()
+    } else {
+        numbers.iter().map(|n| (*n).to_owned()).collect()
+    }
+}
+
+/// The first marked function of the step whose body is a `todo!()`.
+fn blank_function(step: &Step) -> Result<Option<String>, String> {
+    Ok(track::track(&step.dir(), step.number)
+        .map_err(|err| format!("{}/{err}", step.folder))?
+        .into_iter()
+        .find(|marked| {
+            track::is_blank(&step.read(&marked.file)[marked.body.clone()])
         })
-        .map(|n| format!("`{}`", n.function))
-        .collect();
-    let outside = |text: &str, marks: &[Marked]| {
-        let mut rest = text.to_owned();
-        for mark in marks.iter().rev() {
-            rest.replace_range(mark.body.clone(), "");
-        }
-        rest
-    };
-    Change {
-        written,
-        other_lines: outside(before, &old) != outside(after, &new),
-    }
+        .map(|marked| marked.function))
 }
 
 /// Every step, one line each; a step whose markers are damaged says what to
@@ -361,33 +461,41 @@ fn step_status(step: &Step) -> Result<String, String> {
         .filter(|(_, stage)| *stage == Stage::Blank)
         .map(|(marked, _)| marked)
         .collect();
-    Ok(
-        if stages.iter().all(|(_, stage)| *stage == Stage::Authors) {
-            "not started".to_owned()
-        } else if passed_fingerprint(step).is_some_and(|p| p == fingerprint(step)) {
-            "done: check passes".to_owned()
-        } else if let Some(next) = blank.first() {
-            format!(
-                "started: {} of {total} written, next `{}`",
-                total - blank.len(),
-                next.function
-            )
-        } else {
-            format!("started: all {total} written, run check")
-        },
-    )
+    let n = step.number;
+    let outside = match changes::outside_track(step).len() {
+        0 => String::new(),
+        1 => {
+            format!("; 1 file differs outside the track (`cargo workshop diff {n}`)")
+        }
+        k => format!(
+            "; {k} files differ outside the track (`cargo workshop diff {n}`)"
+        ),
+    };
+    let stage = if stages.iter().all(|(_, stage)| *stage == Stage::Authors) {
+        "not started".to_owned()
+    } else if passed_fingerprint(step).is_some_and(|p| p == fingerprint(step)) {
+        "done: check passes".to_owned()
+    } else if let Some(next) = blank.first() {
+        format!(
+            "started: {} of {total} written, next `{}`",
+            total - blank.len(),
+            next.function
+        )
+    } else {
+        format!("started: all {total} written, run check")
+    };
+    Ok(format!("{stage}{outside}"))
 }
 
-/// The step's marked files as they are now, to tell whether `check` passed
-/// on exactly these.
+/// The whole step folder as it is now, every file's name and bytes, to
+/// tell whether `check` passed on exactly these: a change anywhere in the
+/// step (an exercise's edit to `main.rs`, a file deleted or added) undoes
+/// "done".
 fn fingerprint(step: &Step) -> String {
-    let files = step
-        .authors_track()
-        .map(|t| Step::track_files(&t))
-        .unwrap_or_default();
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325; // FNV-1a
-    for file in files {
-        for byte in step.read(&file).bytes() {
+    for file in authors::step_files(&step.dir()) {
+        let bytes = fs::read(step.dir().join(&file)).unwrap_or_default();
+        for byte in file.bytes().chain([0]).chain(bytes) {
             hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
         }
     }
@@ -415,19 +523,14 @@ fn indent(text: &str) -> String {
 /// It works on a copy under `target/workshop-verify`, built there too, so
 /// an interrupted run leaves the checkout alone and nothing outside
 /// `target/`; the next run replaces the copy. The authors' version is the
-/// checkout's files as they are, committed or not. A step started in the
-/// checkout is refused: its files are not the authors' to prove.
+/// checkout's files as they are, frozen or not. A step started in the
+/// checkout (a blank function) is refused: its files are not the authors'
+/// to prove.
 fn verify(root: &Path, numbers: &[&str]) -> Result<ExitCode, String> {
-    let wanted: Vec<String> = if numbers.is_empty() {
-        step_folders(root)
-            .iter()
-            .map(|(n, _)| n.to_string())
-            .collect()
-    } else {
-        numbers.iter().map(|n| (*n).to_owned()).collect()
-    };
+    let wanted = steps_named(root, numbers);
+    let authors_here = Authors::Files(root.to_path_buf());
     for n in &wanted {
-        if Step::find(root, n)?.is_started() {
+        if blank_function(&Step::find_with(root, n, &authors_here)?)?.is_some() {
             return Err(format!(
                 "step {n} is started here: verify proves the authors' tracks, so \
                  put it back first (`cargo workshop reset {n}`, with --force if \
@@ -443,11 +546,10 @@ fn verify(root: &Path, numbers: &[&str]) -> Result<ExitCode, String> {
     let mut problems = Vec::new();
     for n in &wanted {
         let step_began = Instant::now();
-        let outcome = Step::find_with(&copy, n, Authors::Files(root.to_path_buf()))
-            .and_then(|step| {
-                let original = Step::find(root, n)?;
-                verify_step(&step, &original, &target)
-            });
+        let outcome = Step::find_with(&copy, n, &authors_here).and_then(|step| {
+            let original = Step::find_with(root, n, &authors_here)?;
+            verify_step(&step, &original, &target)
+        });
         let seconds = step_began.elapsed().as_secs();
         match outcome {
             Ok(count) => {
@@ -523,7 +625,7 @@ fn verify_step(
     let mut written = text.clone();
     written.insert_str(first.body.start + 1, " // as I wrote it\n");
     write(&step.dir().join(&first.file), &written)?;
-    match reset(step, false) {
+    match reset(step, &[], false) {
         Err(refusal) if refusal.contains(&format!("`{}`", first.function)) => {}
         other => {
             return Err(format!(
@@ -533,7 +635,7 @@ fn verify_step(
             ));
         }
     }
-    reset(step, true)?;
+    reset(step, &[], true)?;
     let (now, committed) = (all_files(&step.dir()), all_files(&original.dir()));
     if now != committed {
         let differ: Vec<&str> = now
@@ -543,7 +645,7 @@ fn verify_step(
             .map(|(name, _)| name.as_str())
             .collect();
         return Err(format!(
-            "after reset, step {n} is not as committed: {differ:?}"
+            "after reset, step {n} is not as the authors wrote it: {differ:?}"
         ));
     }
     Ok(authors.len())

@@ -3,16 +3,17 @@
 //!
 //! Nothing here is kept on the side. The steps are the workspace's members
 //! (so a copy of a step folder, a backup or an editor's folder beside them
-//! changes nothing); the authors' version of a file is the committed one,
-//! read through git (so `git clean`, a deleted `.workshop/` or a reinstall
-//! cannot lose it); and whether a function is the authors', blank or
-//! written is read from the files each time, by comparing the two.
+//! changes nothing); the authors' version of a step is the stored copy in
+//! `tests/authors/` (`workshop_tests::authors`), which travels with the
+//! files, so a ZIP download, a course's repository, a shallow clone, `git
+//! clean` and the participant's own commits all leave it as the authors
+//! wrote it; and whether a function is the authors', blank or written is
+//! read from the files each time, by comparing the two, line endings aside.
 
-use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use workshop_tests::authors::{self, Files, to_lf, usual_ending, with_ending};
 use workshop_tests::track::{self, Marked};
 
 /// The workshop's root: the nearest folder, from `from` upward, whose
@@ -32,14 +33,14 @@ pub fn find_root(from: &Path) -> Result<PathBuf, String> {
         }
         return Err(format!(
             "{} is a Cargo workspace, but not the workshop's (it has no \
-             tests/ package `workshop-tests`); run this inside your clone \
+             tests/ package `workshop-tests`); run this inside your copy \
              of the workshop",
             dir.display()
         ));
     }
     Err(format!(
-        "not inside the workshop's repository: no workspace Cargo.toml in {} \
-         or above it; `cd` into your clone of the workshop first",
+        "not inside the workshop: no workspace Cargo.toml in {} \
+         or above it; `cd` into your copy of the workshop first",
         from.display()
     ))
 }
@@ -81,10 +82,10 @@ fn step_package(folder: &Path) -> Option<u32> {
 /// Where the authors' version of a step's files comes from.
 #[derive(Clone)]
 pub enum Authors {
-    /// As committed: `HEAD` of the git checkout at this folder.
-    Committed(PathBuf),
+    /// The stored copy in `tests/authors/`, as the authors committed it.
+    Stored,
     /// The files of this workshop folder as they are: `verify` proves the
-    /// tracks of the code in front of it, committed or not.
+    /// tracks of the code in front of it, frozen or not.
     Files(PathBuf),
 }
 
@@ -94,7 +95,8 @@ pub struct Step {
     pub number: u32,
     /// `step03-sleep`
     pub folder: String,
-    pub authors: Authors,
+    /// The authors' version of every file of the step folder, LF endings.
+    pub authors: Files,
 }
 
 /// Where one marked function stands.
@@ -109,16 +111,16 @@ pub enum Stage {
 }
 
 impl Step {
-    /// Step `n` of the workshop at `root`, whose authors' version is the
-    /// committed one.
+    /// Step `n` of the workshop at `root`, compared with the authors'
+    /// stored version.
     pub fn find(root: &Path, n: &str) -> Result<Step, String> {
-        Self::find_with(root, n, Authors::Committed(root.to_path_buf()))
+        Self::find_with(root, n, &Authors::Stored)
     }
 
     pub fn find_with(
         root: &Path,
         n: &str,
-        authors: Authors,
+        authors: &Authors,
     ) -> Result<Step, String> {
         let folders = step_folders(root);
         let range = match (folders.first(), folders.last()) {
@@ -149,6 +151,12 @@ impl Step {
                 ));
             }
         };
+        let authors = match authors {
+            Authors::Stored => authors::read_stored(root, &folder)?,
+            Authors::Files(original) => {
+                authors::read_folder(&original.join(&folder))?
+            }
+        };
         Ok(Step {
             root: root.to_path_buf(),
             number,
@@ -174,48 +182,61 @@ impl Step {
         fs::read_to_string(self.dir().join(file)).unwrap_or_default()
     }
 
-    /// The authors' version of `file`, a path in the step folder.
+    /// The authors' version of `file`, a path in the step folder, in the
+    /// line endings most of the file's lines have now (of the step's other
+    /// files, if it is gone): what `reset` writes back.
     pub fn original(&self, file: &str) -> Result<String, String> {
-        let path = format!("{}/{file}", self.folder);
-        let text = match &self.authors {
-            Authors::Files(root) => fs::read_to_string(root.join(&path))
-                .map_err(|err| format!("{path}: {err}"))?,
-            Authors::Committed(checkout) => committed(checkout, &path)?,
+        let text = self.authors.get(file).ok_or_else(|| {
+            format!("{}/{file} is not one of the authors' files", self.folder)
+        })?;
+        let now = fs::read_to_string(self.dir().join(file));
+        let ending = match &now {
+            Ok(now) if now.contains('\n') => usual_ending(now),
+            _ => self.usual_ending(),
         };
-        // A checkout may hold CRLF files (Windows, `core.autocrlf`) while
-        // git keeps LF: compare and restore in the checkout's own endings.
-        Ok(
-            if self.read(file).contains("\r\n") && !text.contains("\r\n") {
-                text.replace('\n', "\r\n")
-            } else {
-                text
-            },
-        )
+        Ok(with_ending(text, ending))
     }
 
-    /// The authors' track: the markers in their version of the step.
+    /// The line ending most lines of the step's files have.
+    fn usual_ending(&self) -> &'static str {
+        let all: String = authors::step_files(&self.dir())
+            .iter()
+            .map(|file| self.read(file))
+            .collect();
+        usual_ending(&all)
+    }
+
+    /// The authors' track: the markers in their version of the step, each
+    /// body a range of the authors' LF text.
     pub fn authors_track(&self) -> Result<Vec<Marked>, String> {
         let mut all = Vec::new();
-        for file in track::rust_files(&self.dir()) {
-            // A file of yours that the authors never had holds no marker.
-            if let Ok(text) = self.original(&file) {
-                all.extend(track::markers_in(&file, &text)?);
+        for (file, text) in &self.authors {
+            if file.starts_with("src/")
+                && Path::new(file).extension().is_some_and(|ext| ext == "rs")
+            {
+                all.extend(track::markers_in(file, text)?);
             }
         }
         all.sort_by_key(|marked| marked.order);
         if all.is_empty() {
             return Err(format!(
-                "{}/ has no `// BUILD` markers: no track",
+                "{}/ has no `// BUILD` markers in the authors' version: no track",
                 self.folder
             ));
         }
         Ok(all)
     }
 
-    /// The track as the files are now. A marker deleted or changed is named,
-    /// with the line to put back.
+    /// The track as the files are now. A file gone, or a marker deleted or
+    /// changed, is named, with how to put it back.
     pub fn track(&self) -> Result<Vec<Marked>, String> {
         let authors = self.authors_track()?;
+        if let Some(gone) = authors
+            .iter()
+            .find(|theirs| !self.dir().join(&theirs.file).is_file())
+        {
+            return Err(self.file_lost(gone));
+        }
         let mut found = Vec::new();
         for file in track::rust_files(&self.dir()) {
             // A marker so mangled it no longer parses is as good as gone.
@@ -234,60 +255,64 @@ impl Step {
             .map_err(|err| format!("{}/{err}", self.folder))?;
         if now.len() != authors.len() {
             return Err(format!(
-                "{}/ has more `// BUILD` markers than the committed step: \
-                 `git diff {}` shows which line is new",
-                self.folder, self.folder
+                "{}/ has more `// BUILD` markers than the authors' step: \
+                 `cargo workshop diff {}` shows which line is new",
+                self.folder, self.number
             ));
         }
         Ok(now)
     }
 
+    /// What to say when the file holding `theirs` is gone.
+    fn file_lost(&self, theirs: &Marked) -> String {
+        format!(
+            "{folder}/{file}, which holds `{function}`, is gone. \
+             `cargo workshop reset {n} {file}` puts the authors' version back.",
+            folder = self.folder,
+            file = theirs.file,
+            function = theirs.function,
+            n = self.number,
+        )
+    }
+
     /// What to say when the marker above `theirs` is gone or changed.
     fn marker_lost(&self, theirs: &Marked) -> String {
-        let line = self
-            .original(&theirs.file)
-            .ok()
-            .and_then(|text| {
-                text.lines()
-                    .nth(theirs.line - 1)
-                    .map(str::trim)
-                    .map(str::to_owned)
-            })
+        let line = self.authors[&theirs.file]
+            .lines()
+            .nth(theirs.line - 1)
+            .map(str::trim)
             .unwrap_or_default();
         format!(
             "the `// BUILD {k}/{n}` line above `{function}` in {folder}/{file} is \
              gone or changed.\n`cargo workshop` finds your functions by it: put \
              it back, right above the function,\nas the authors wrote it:\n\n    \
-             {line}\n\n(`git diff {folder}` shows what changed.)",
+             {line}\n\n(`cargo workshop diff {number} {file}` shows what changed.)",
             k = theirs.order,
             n = theirs.total,
             function = theirs.function,
             folder = self.folder,
             file = theirs.file,
+            number = self.number,
         )
     }
 
     /// Each marked function of the track as it is now, and where it stands.
+    /// Bodies are compared with their line endings made LF, so a CRLF
+    /// checkout, or one CRLF line, changes nothing.
     pub fn stages(&self) -> Result<Vec<(Marked, Stage)>, String> {
         let authors = self.authors_track()?;
         let now = self.track()?;
-        let mut originals = HashMap::new();
-        for file in Self::track_files(&authors) {
-            let text = self.original(&file)?;
-            originals.insert(file, text);
-        }
         let mut stages = Vec::new();
         for marked in now {
             let text = self.read(&marked.file);
-            let body = &text[marked.body.clone()];
+            let body = to_lf(&text[marked.body.clone()]);
             let theirs = authors
                 .iter()
                 .find(|m| m.order == marked.order)
                 .expect("track() matched every marker");
-            let original = &originals[&theirs.file];
-            let stage = if body == &original[theirs.body.clone()] {
+            let stage = if body == self.authors[&theirs.file][theirs.body.clone()] {
                 Stage::Authors
-            } else if track::is_blank(body) {
+            } else if track::is_blank(&body) {
                 Stage::Blank
             } else {
                 Stage::Written
@@ -313,27 +338,4 @@ impl Step {
         files.dedup();
         files
     }
-}
-
-/// `path` (relative to the checkout) as committed at `HEAD`.
-fn committed(checkout: &Path, path: &str) -> Result<String, String> {
-    let shown = Command::new("git")
-        .arg("-C")
-        .arg(checkout)
-        .args(["show", &format!("HEAD:{path}")])
-        .output()
-        .map_err(|err| {
-            format!(
-                "cannot run git ({err}): `cargo workshop` reads the authors' \
-                 version of each step from the repository's history, so it \
-                 needs git and a clone made with it"
-            )
-        })?;
-    if !shown.status.success() {
-        return Err(format!(
-            "git has no committed {path}: {}",
-            String::from_utf8_lossy(&shown.stderr).trim()
-        ));
-    }
-    String::from_utf8(shown.stdout).map_err(|err| format!("{path}: {err}"))
 }
