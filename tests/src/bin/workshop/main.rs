@@ -27,6 +27,7 @@ mod changes;
 mod check;
 mod probe;
 mod step;
+mod times;
 
 const USAGE: &str = "\
 usage: cargo workshop <command>
@@ -37,6 +38,7 @@ usage: cargo workshop <command>
                      put step N (or these files of it) back as the authors wrote it
   diff N [FILE...]   how step N differs from the authors' version
   status             which steps are started, which are done
+  times [--csv]      when you started each step, minutes to each function
   freeze [N...]      store the authors' version of the steps (for authors)
   verify [N...]      prove the tracks (for CI): start, check each function, reset
   help [COMMAND]     this, or what COMMAND does
@@ -89,6 +91,15 @@ fn command_help(command: &str) -> Option<&'static str> {
              folder changed since), and\nwhich files differ from the authors' \
              outside the functions you write."
         }
+        "times" => {
+            "usage: cargo workshop times [--csv | FILE...]\n\n\
+             For each step you started: when (UTC), and the minutes from then \
+             to each\nfunction's first pass of `check` and to the step's. \
+             Kept in .workshop/times.csv\nof this checkout only; nothing is \
+             sent anywhere. --csv prints them for your\nteacher; a teacher \
+             gives the collected files (FILE...) to get the rows of the\n\
+             teacher's page's pilot table."
+        }
         "verify" => {
             "usage: cargo workshop verify [N...]\n\n\
              For CI: on a copy of the repository, starts each step (or those \
@@ -125,12 +136,15 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         words.iter().copied().filter(|w| *w != "--force").collect();
     match (plain.as_slice(), force) {
         (["start", n], _) => {
-            println!("{}", start(&Step::find(&find_root(&here)?, n)?, force)?);
+            let step = Step::find(&find_root(&here)?, n)?;
+            println!("{}", start(&step, force)?);
+            times::started(&step.root, step.number);
             Ok(ExitCode::SUCCESS)
         }
         (["check", n], false) => {
             let step = Step::find(&find_root(&here)?, n)?;
             let checked = check(&step, None, &Progress::new(false))?;
+            note_the_time(&step, &checked);
             println!("{}", checked.report);
             Ok(if checked.passed {
                 ExitCode::SUCCESS
@@ -141,6 +155,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         (["reset", n, files @ ..], _) => {
             let step = Step::find(&find_root(&here)?, n)?;
             println!("{}", reset(&step, files, force)?);
+            if files.is_empty() {
+                if let Some(kept) = times::reset(&step.root, step.number) {
+                    println!("{kept}");
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
         (["diff", n, files @ ..], false) => {
@@ -162,6 +181,18 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             status(&find_root(&here)?);
             Ok(ExitCode::SUCCESS)
         }
+        (["times"], false) => {
+            println!("{}", times::table(&find_root(&here)?));
+            Ok(ExitCode::SUCCESS)
+        }
+        (["times", "--csv"], false) => {
+            print!("{}", times::csv(&find_root(&here)?));
+            Ok(ExitCode::SUCCESS)
+        }
+        (["times", files @ ..], false) => {
+            print!("{}", times::pilot_rows(&find_root(&here)?, files)?);
+            Ok(ExitCode::SUCCESS)
+        }
         (["verify", numbers @ ..], false) => verify(&find_root(&here)?, numbers),
         ([], _) => Err(format!("which command?\n\n{USAGE}")),
         ([command @ ("start" | "check" | "reset" | "diff")], _) => Err(format!(
@@ -170,6 +201,25 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         )),
         _ => Err(format!("unknown command `{}`\n\n{USAGE}", words.join(" "))),
     }
+}
+
+/// Keeps, for `cargo workshop times`, which functions first passed with
+/// this verdict, and whether the step did.
+fn note_the_time(step: &Step, checked: &check::Checked) {
+    let Ok(stages) = step.stages() else {
+        return; // damaged markers: the verdict says what to mend
+    };
+    let stages: Vec<(String, Stage)> = stages
+        .into_iter()
+        .map(|(marked, stage)| (marked.function, stage))
+        .collect();
+    times::checked(
+        &step.root,
+        step.number,
+        &stages,
+        checked.passed,
+        checked.next.as_deref(),
+    );
 }
 
 /// The help asked for, if any: `--help`, `-h` or `help` alone, or with a
