@@ -680,7 +680,8 @@ fn times_shows_a_started_step_and_reset_keeps_it() {
     let started_line = |table: &str| {
         let line = table.lines().find(|line| line.starts_with("3 "))?;
         let date = line.split_whitespace().nth(1)?;
-        let is_date = date.len() == 10 && date.chars().filter(|c| *c == '-').count() == 2;
+        let is_date =
+            date.len() == 10 && date.chars().filter(|c| *c == '-').count() == 2;
         is_date.then(|| line.to_owned())
     };
     let table = stdout(&clone.workshop(&["times"]));
@@ -692,7 +693,11 @@ fn times_shows_a_started_step_and_reset_keeps_it() {
         "reset does not say what became of the times: {reset}"
     );
     let table = stdout(&clone.workshop(&["times"]));
-    assert_eq!(started_line(&table).as_deref(), Some(line.as_str()), "{table}");
+    assert_eq!(
+        started_line(&table).as_deref(),
+        Some(line.as_str()),
+        "{table}"
+    );
 
     let collected: Vec<String> = [30, 40, 41]
         .iter()
@@ -713,7 +718,9 @@ fn times_shows_a_started_step_and_reset_keeps_it() {
     let rows = stdout(&clone.workshop(&args));
     let row = rows.lines().find(|line| line.starts_with("| `start 3` |"));
     assert!(
-        row.is_some_and(|row| row.ends_with("| 40 min | 41 min | 2026-11-27, 3 participants |")),
+        row.is_some_and(
+            |row| row.ends_with("| 40 min | 41 min | 2026-11-27, 3 participants |")
+        ),
         "{rows}"
     );
 }

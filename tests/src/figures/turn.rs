@@ -219,7 +219,8 @@ fn read_turns(runs: &[&Run]) -> Turns {
                 continue;
             };
             for kind in kinds {
-                if let (true, Some(scene)) = (drawn.insert(kind.clone()), run.scene) {
+                if let (true, Some(scene)) = (drawn.insert(kind.clone()), run.scene)
+                {
                     turns.kinds_from_scene.insert((phase, kind), scene);
                 }
             }
@@ -811,7 +812,10 @@ mod tests {
             <path d=\"M63,184 H30 V102 H63\"/>\n</svg>";
         let problems = misdrawn(&runs, svg);
         assert_eq!(problems.len(), 2, "{problems:?}");
-        assert!(problems[0].contains("printed after the loop ends"), "{problems:?}");
+        assert!(
+            problems[0].contains("printed after the loop ends"),
+            "{problems:?}"
+        );
         assert!(problems[1].contains("drawn in 1 box"), "{problems:?}");
     }
 

@@ -57,7 +57,14 @@ pub fn now() -> u64 {
 
 /// `start N` succeeded.
 pub fn started(root: &Path, step: u32) {
-    append(root, &[Note { at: now(), step, event: Event::Started }]);
+    append(
+        root,
+        &[Note {
+            at: now(),
+            step,
+            event: Event::Started,
+        }],
+    );
 }
 
 /// `reset N` put the whole step back. The record is kept (the minutes a
@@ -67,7 +74,14 @@ pub fn reset(root: &Path, step: u32) -> Option<String> {
     if !read(root).iter().any(|note| note.step == step) {
         return None;
     }
-    append(root, &[Note { at: now(), step, event: Event::Reset }]);
+    append(
+        root,
+        &[Note {
+            at: now(),
+            step,
+            event: Event::Reset,
+        }],
+    );
     Some(format!(
         "Your times for step {step} are kept: `cargo workshop times` shows them."
     ))
@@ -126,7 +140,14 @@ pub fn first_passes(
         .collect();
     if !started {
         // Started before the record was kept: say when it was first seen.
-        new.insert(0, Note { at, step, event: Event::Started });
+        new.insert(
+            0,
+            Note {
+                at,
+                step,
+                event: Event::Started,
+            },
+        );
     }
     new
 }
@@ -365,13 +386,18 @@ pub fn utc(seconds: u64) -> String {
     let days = i64::try_from(seconds / 86_400).unwrap_or(0) + 719_468;
     let era = days.div_euclid(146_097);
     let day_of_era = days.rem_euclid(146_097);
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096)
-            / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524
+        - day_of_era / 146_096)
+        / 365;
+    let day_of_year =
+        day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let shifted_month = (5 * day_of_year + 2) / 153;
     let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
-    let month = if shifted_month < 10 { shifted_month + 3 } else { shifted_month - 9 };
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
     let year = year_of_era + era * 400 + i64::from(month <= 2);
     let minutes = seconds % 86_400 / 60;
     format!(
@@ -392,7 +418,11 @@ mod tests {
     }
 
     fn started_at(at: u64) -> Vec<Note> {
-        vec![Note { at, step: 3, event: Event::Started }]
+        vec![Note {
+            at,
+            step: 3,
+            event: Event::Started,
+        }]
     }
 
     #[test]
@@ -435,10 +465,31 @@ mod tests {
         use Stage::{Blank, Written};
         let mut record = started_at(0);
         let both = stages([Written, Written, Blank]);
-        record.extend(first_passes(&record, 3, &both, false, Some("EventLoop::run"), 240));
+        record.extend(first_passes(
+            &record,
+            3,
+            &both,
+            false,
+            Some("EventLoop::run"),
+            240,
+        ));
         // Later the participant breaks `Timer::cmp`: check names it.
-        record.extend(first_passes(&record, 3, &both, false, Some("Timer::cmp"), 600));
-        record.extend(first_passes(&record, 3, &both, false, Some("EventLoop::run"), 900));
+        record.extend(first_passes(
+            &record,
+            3,
+            &both,
+            false,
+            Some("Timer::cmp"),
+            600,
+        ));
+        record.extend(first_passes(
+            &record,
+            3,
+            &both,
+            false,
+            Some("EventLoop::run"),
+            900,
+        ));
         let noted = |function: &str| {
             record
                 .iter()
@@ -477,8 +528,14 @@ mod tests {
 
     #[test]
     fn a_failure_no_function_answers_for_passes_nothing() {
-        let new =
-            first_passes(&started_at(0), 3, &stages([Stage::Written; 3]), false, None, 9);
+        let new = first_passes(
+            &started_at(0),
+            3,
+            &stages([Stage::Written; 3]),
+            false,
+            None,
+            9,
+        );
         assert_eq!(new, vec![]);
     }
 
