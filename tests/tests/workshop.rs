@@ -699,28 +699,26 @@ fn times_shows_a_started_step_and_reset_keeps_it() {
         "{table}"
     );
 
-    let collected: Vec<String> = [30, 40, 41]
-        .iter()
-        .enumerate()
-        .map(|(i, minutes)| {
-            let file = clone.scratch.join(format!("times-{i}.csv"));
-            let csv = format!(
-                "step,started_utc,passed,minutes\n\
-                 3,2026-11-27 09:40,EventLoop::call_at,6\n\
-                 3,2026-11-27 09:40,done,{minutes}\n"
-            );
-            fs::write(&file, csv).expect("a scratch file");
-            file.display().to_string()
-        })
-        .collect();
-    let mut args = vec!["times"];
-    args.extend(collected.iter().map(String::as_str));
-    let rows = stdout(&clone.workshop(&args));
+    // Four participants' files, in a folder: three finished step 3.
+    let collected = clone.scratch.join("collected");
+    fs::create_dir_all(&collected).expect("a scratch folder");
+    for (i, minutes) in [Some(30), Some(40), Some(41), None].iter().enumerate() {
+        let done = minutes
+            .map(|minutes| format!("3,2026-11-27 09:40,done,{minutes}\n"))
+            .unwrap_or_default();
+        let csv = format!(
+            "step,started_utc,passed,minutes\n\
+             3,2026-11-27 09:40,EventLoop::call_at,6\n{done}"
+        );
+        fs::write(collected.join(format!("times-{i}.csv")), csv)
+            .expect("a scratch file");
+    }
+    let rows = stdout(&clone.workshop(&["times", &collected.to_string_lossy()]));
     let row = rows.lines().find(|line| line.starts_with("| `start 3` |"));
     assert!(
-        row.is_some_and(
-            |row| row.ends_with("| 40 min | 41 min | 2026-11-27, 3 participants |")
-        ),
+        row.is_some_and(|row| {
+            row.ends_with("| 40 min | 41 min | 2026-11-27, 3 of 4 participants |")
+        }),
         "{rows}"
     );
 }

@@ -97,8 +97,8 @@ fn command_help(command: &str) -> Option<&'static str> {
              to each\nfunction's first pass of `check` and to the step's. \
              Kept in .workshop/times.csv\nof this checkout only; nothing is \
              sent anywhere. --csv prints them for your\nteacher; a teacher \
-             gives the collected files (FILE...) to get the rows of the\n\
-             teacher's page's pilot table."
+             gives the collected files, or a folder of them (FILE...),\nto \
+             get the rows of the teacher's page's pilot table."
         }
         "verify" => {
             "usage: cargo workshop verify [N...]\n\n\
@@ -189,7 +189,9 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             print!("{}", times::csv(&find_root(&here)?));
             Ok(ExitCode::SUCCESS)
         }
-        (["times", files @ ..], false) => {
+        (["times", files @ ..], false)
+            if !files.iter().any(|file| file.starts_with('-')) =>
+        {
             print!("{}", times::pilot_rows(&find_root(&here)?, files)?);
             Ok(ExitCode::SUCCESS)
         }

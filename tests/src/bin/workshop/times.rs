@@ -314,34 +314,43 @@ pub fn csv(root: &Path) -> String {
     out
 }
 
-/// `cargo workshop times FILE...`: the collected `--csv` files of a group,
-/// as rows of the teacher's pilot table (median and slowest minutes to
-/// `done`), the estimate taken from the teacher's page when it is there.
-pub fn pilot_rows(root: &Path, files: &[&str]) -> Result<String, String> {
+/// `cargo workshop times FILE...`: the collected `--csv` files of a group
+/// (or folders of them), as rows of the teacher's pilot table: median and
+/// slowest minutes to `done` among those who finished the step, and how
+/// many did; the estimate is taken from the teacher's page when it is there.
+pub fn pilot_rows(root: &Path, named: &[&str]) -> Result<String, String> {
+    let files = csv_files(named)?;
     let mut done: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
     let mut dates: Vec<String> = Vec::new();
-    for file in files {
+    for file in &files {
+        let shown = file.display();
         let text =
-            fs::read_to_string(file).map_err(|err| format!("{file}: {err}"))?;
+            fs::read_to_string(file).map_err(|err| format!("{shown}: {err}"))?;
         for line in text.lines().skip(1) {
             let fields: Vec<&str> = line.trim_end().split(',').collect();
             let [step, started, "done", minutes] = fields.as_slice() else {
                 continue;
             };
             let (Ok(step), Ok(minutes)) = (step.parse(), minutes.parse()) else {
-                return Err(format!("{file}: cannot read the line `{line}`"));
+                return Err(format!("{shown}: cannot read the line `{line}`"));
             };
             done.entry(step).or_default().push(minutes);
             dates.push(started.get(..10).unwrap_or_default().to_owned());
         }
     }
     if done.is_empty() {
-        return Err("no step is done in these files: nothing to put in the \
-                    pilot table"
-            .to_owned());
+        return Err(format!(
+            "no step is done in {} file(s): nothing to put in the pilot table",
+            files.len()
+        ));
     }
     dates.sort();
     dates.dedup();
+    let when = match dates.as_slice() {
+        [one] => one.clone(),
+        [first, .., last] => format!("{first} to {last}"),
+        [] => String::new(),
+    };
     let teacher_page =
         fs::read_to_string(root.join("book/src/teacher.md")).unwrap_or_default();
     let mut out = String::from(
@@ -352,15 +361,37 @@ pub fn pilot_rows(root: &Path, files: &[&str]) -> Result<String, String> {
         minutes.sort_unstable();
         let _ = writeln!(
             out,
-            "| `start {step}` | {} | {} min | {} min | {}, {} participants |",
+            "| `start {step}` | {} | {} min | {} min | {when}, {} of {} participants |",
             estimate(&teacher_page, step).unwrap_or("?"),
             median(&minutes),
             minutes[minutes.len() - 1],
-            dates.join(" to "),
-            minutes.len()
+            minutes.len(),
+            files.len()
         );
     }
     Ok(out)
+}
+
+/// The files named, a folder standing for the `.csv` files in it (a
+/// PowerShell does not expand `times-*.csv` for a program).
+fn csv_files(named: &[&str]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for name in named {
+        let path = PathBuf::from(name);
+        if !path.is_dir() {
+            files.push(path);
+            continue;
+        }
+        let mut inside: Vec<PathBuf> = fs::read_dir(&path)
+            .map_err(|err| format!("{name}: {err}"))?
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|file| file.extension().is_some_and(|ext| ext == "csv"))
+            .collect();
+        inside.sort();
+        files.extend(inside);
+    }
+    Ok(files)
 }
 
 /// The estimate for `start N` in the teacher page's pilot table.
