@@ -4,7 +4,8 @@
 //! (see `workshop_tests::track`), `check N` runs the step's tests and names
 //! the one function to write next, `reset N` puts the step folder back byte
 //! for byte, `diff N` shows how it differs from the authors' version,
-//! `status` shows where each step stands; for the authors, `freeze` stores
+//! `status` shows where each step stands, `times` how long each took (for
+//! the teacher's pilot); for the authors, `freeze` stores
 //! the authors' version of every step (`workshop_tests::authors`) and
 //! `verify` proves every track on a copy of the repository, for CI.
 
@@ -144,7 +145,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         (["check", n], false) => {
             let step = Step::find(&find_root(&here)?, n)?;
             let checked = check(&step, None, &Progress::new(false))?;
-            note_the_time(&step, &checked);
+            times::checked(&step, &checked);
             println!("{}", checked.report);
             Ok(if checked.passed {
                 ExitCode::SUCCESS
@@ -203,25 +204,6 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         )),
         _ => Err(format!("unknown command `{}`\n\n{USAGE}", words.join(" "))),
     }
-}
-
-/// Keeps, for `cargo workshop times`, which functions first passed with
-/// this verdict, and whether the step did.
-fn note_the_time(step: &Step, checked: &check::Checked) {
-    let Ok(stages) = step.stages() else {
-        return; // damaged markers: the verdict says what to mend
-    };
-    let stages: Vec<(String, Stage)> = stages
-        .into_iter()
-        .map(|(marked, stage)| (marked.function, stage))
-        .collect();
-    times::checked(
-        &step.root,
-        step.number,
-        &stages,
-        checked.passed,
-        checked.next.as_deref(),
-    );
 }
 
 /// The help asked for, if any: `--help`, `-h` or `help` alone, or with a

@@ -20,7 +20,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::step::Stage;
+use crate::check::Checked;
+use crate::step::{Stage, Step};
 
 /// What happened to a step, as one line of the record says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,21 +89,28 @@ pub fn reset(root: &Path, step: u32) -> Option<String> {
 }
 
 /// `check N` gave its verdict: notes each function that passes for the
-/// first time, and the step's first pass whole. `stages` is the track as
-/// it is now, in order; `next` is the function the verdict names.
-pub fn checked(
-    root: &Path,
-    step: u32,
-    stages: &[(String, Stage)],
-    passed: bool,
-    next: Option<&str>,
-) {
-    let record = read(root);
-    let new = first_passes(&record, step, stages, passed, next, now());
-    append(root, &new);
+/// first time, and the step's first pass whole.
+pub fn checked(step: &Step, verdict: &Checked) {
+    let Ok(stages) = step.stages() else {
+        return; // damaged markers: the verdict says what to mend
+    };
+    let stages: Vec<(String, Stage)> = stages
+        .into_iter()
+        .map(|(marked, stage)| (marked.function, stage))
+        .collect();
+    let new = first_passes(
+        &read(&step.root),
+        step.number,
+        &stages,
+        verdict.passed,
+        verdict.next.as_deref(),
+        now(),
+    );
+    append(&step.root, &new);
 }
 
-/// The notes a verdict adds to `record`. A function passes once it is
+/// The notes a verdict adds to `record`: `stages` is the track as it is
+/// now, in order; `next` the function the verdict names. A function passes once it is
 /// written (not blank) and comes before the one the verdict names: `check`
 /// runs the track's tests in order and names the first function that is
 /// blank or wrong. With no function named and the step failing (a test no
