@@ -12,7 +12,8 @@
 //!   to read: the first callback writes `ping`, the second reads it.
 //! - `sweep-step08`: no demo of step 8 leaves a cancelled timer for the
 //!   loop to meet. Here a cancelled timer on top of a small heap is
-//!   skipped, then a heap of 150 timers, 149 of them cancelled, is swept in
+//!   skipped at the turn's start, another among the due timers after the
+//!   wait, then a heap of 150 timers, 149 of them cancelled, is swept in
 //!   one go (`tests/tests/traces.rs` checks the order of those lines).
 
 use std::cell::RefCell;
@@ -106,8 +107,13 @@ fn sockets_step06() -> io::Result<()> {
 fn sweep_step08() -> io::Result<()> {
     let lp = step08::EventLoop::new()?;
     let skipped = lp.call_later(Duration::from_millis(10), |_| {});
-    lp.call_later(Duration::from_millis(20), |_| println!("fired: 20 ms"));
+    let at_20_ms = std::time::Instant::now() + Duration::from_millis(20);
+    lp.call_at(at_20_ms, |_| println!("fired: 20 ms"));
+    // Same deadline, so under the timer above at the sweep: met among the
+    // due timers, after the wait.
+    let skipped_when_due = lp.call_at(at_20_ms, |_| {});
     assert!(skipped.cancel());
+    assert!(skipped_when_due.cancel());
     lp.run()?;
     let far = Duration::from_secs(60);
     let handles: Vec<_> = (0..149).map(|_| lp.call_later(far, |_| {})).collect();

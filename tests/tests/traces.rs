@@ -375,8 +375,9 @@ fn step03_concurrent_sleeps_trace_pinned() {
 #[test]
 fn step08_traces_cancelled_timers_skipped_and_swept() {
     // No demo leaves a cancelled timer for the loop to meet (the demo's is
-    // dropped with the loop), so this scene makes both cases happen: a
-    // cancelled timer on top of a small heap is skipped, and a heap of more
+    // dropped with the loop), so this scene makes each case happen: a
+    // cancelled timer on top of a small heap is skipped, another among the
+    // due timers, and a heap of more
     // than 100 timers, more than half cancelled, is swept in one go. Step
     // 8's turn figure draws its sweep from the same scene.
     let scene = traced_scene("sweep-step08");
@@ -389,6 +390,17 @@ fn step08_traces_cancelled_timers_skipped_and_swept() {
     };
     assert!(
         at("timer cancelled: skipped") < at("fired: 20 ms"),
+        "{scene}"
+    );
+    // The second cancelled timer, due with the 20 ms one, is met among the
+    // due timers after the wait: step 8's turn figure draws the line in
+    // both phases.
+    let due = lines
+        .iter()
+        .position(|line| line.contains("timer due: 1 ("))
+        .unwrap_or_else(|| panic!("no timer 1 came due:\n{scene}"));
+    assert!(
+        lines[due + 1].ends_with("timer cancelled: skipped"),
         "{scene}"
     );
     assert!(

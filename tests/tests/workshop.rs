@@ -668,3 +668,57 @@ fn reset_names_an_added_file_and_removes_it_only_with_force() {
     assert!(!clone.path("step08-cancel/src/notes").exists());
     git(&clone.dir, &["diff", "--quiet", "--", "step08-cancel"]);
 }
+
+/// `times` shows when step 3 was started; `reset` keeps the record and says
+/// so; a teacher's collected `--csv` files become the pilot table's rows.
+#[test]
+fn times_shows_a_started_step_and_reset_keeps_it() {
+    let clone = Clone::new("times");
+    let before = stdout(&clone.workshop(&["times"]));
+    assert!(before.starts_with("No step started yet"), "{before}");
+    start_and_write_call_at(&clone);
+    let started_line = |table: &str| {
+        let line = table.lines().find(|line| line.starts_with("3 "))?;
+        let date = line.split_whitespace().nth(1)?;
+        let is_date =
+            date.len() == 10 && date.chars().filter(|c| *c == '-').count() == 2;
+        is_date.then(|| line.to_owned())
+    };
+    let table = stdout(&clone.workshop(&["times"]));
+    let line = started_line(&table).unwrap_or_else(|| panic!("no step 3:\n{table}"));
+    assert!(line.contains(" -  "), "step 3 is not done, yet: {line}");
+    let reset = stdout(&clone.workshop(&["reset", "3", "--force"]));
+    assert!(
+        reset.contains("Your times for step 3 are kept"),
+        "reset does not say what became of the times: {reset}"
+    );
+    let table = stdout(&clone.workshop(&["times"]));
+    assert_eq!(
+        started_line(&table).as_deref(),
+        Some(line.as_str()),
+        "{table}"
+    );
+
+    // Four participants' files, in a folder: three finished step 3.
+    let collected = clone.scratch.join("collected");
+    fs::create_dir_all(&collected).expect("a scratch folder");
+    for (i, minutes) in [Some(30), Some(40), Some(41), None].iter().enumerate() {
+        let done = minutes
+            .map(|minutes| format!("3,2026-11-27 09:40,done,{minutes}\n"))
+            .unwrap_or_default();
+        let csv = format!(
+            "step,started_utc,passed,minutes\n\
+             3,2026-11-27 09:40,EventLoop::call_at,6\n{done}"
+        );
+        fs::write(collected.join(format!("times-{i}.csv")), csv)
+            .expect("a scratch file");
+    }
+    let rows = stdout(&clone.workshop(&["times", &collected.to_string_lossy()]));
+    let row = rows.lines().find(|line| line.starts_with("| `start 3` |"));
+    assert!(
+        row.is_some_and(|row| {
+            row.ends_with("| 40 min | 41 min | 2026-11-27, 3 of 4 participants |")
+        }),
+        "{rows}"
+    );
+}

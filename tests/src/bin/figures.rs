@@ -13,7 +13,10 @@ fn main() {
     for figure in figures::all() {
         let path = folder.join(&figure.name);
         let svg = figure.svg();
-        for problem in figures::geometry::overflows(&svg) {
+        let problems = figures::geometry::overflows(&svg)
+            .into_iter()
+            .chain(figures::geometry::texts_over_lines(&svg));
+        for problem in problems {
             overflows.push(format!("{}: {problem}", figure.name));
         }
         let changed =
@@ -23,7 +26,10 @@ fn main() {
         println!("{note}: book/src/figures/{}", figure.name);
     }
     if !overflows.is_empty() {
-        eprintln!("text runs out of its box:\n{}", overflows.join("\n"));
+        eprintln!(
+            "text runs out of its box, or has a line through it:\n{}",
+            overflows.join("\n")
+        );
         std::process::exit(1);
     }
 }

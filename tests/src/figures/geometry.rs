@@ -94,6 +94,43 @@ impl Area {
     fn size(&self) -> f64 {
         (self.right - self.left) * (self.bottom - self.top)
     }
+
+    fn shrunk(&self, by: f64) -> Area {
+        Area {
+            left: self.left + by,
+            top: self.top + by,
+            right: self.right - by,
+            bottom: self.bottom - by,
+        }
+    }
+
+    /// Whether the segment from `from` to `to` passes through the area:
+    /// the part of the segment left after clipping it to the area's four
+    /// sides (Liang-Barsky) is not empty.
+    fn meets_segment(&self, from: (f64, f64), to: (f64, f64)) -> bool {
+        let (dx, dy) = (to.0 - from.0, to.1 - from.1);
+        let mut enter: f64 = 0.0;
+        let mut leave: f64 = 1.0;
+        // Each side as (-direction, distance inside from the start).
+        let sides = [
+            (-dx, from.0 - self.left),
+            (dx, self.right - from.0),
+            (-dy, from.1 - self.top),
+            (dy, self.bottom - from.1),
+        ];
+        for (p, q) in sides {
+            if p == 0.0 {
+                if q < 0.0 {
+                    return false; // parallel to this side, and outside it
+                }
+            } else if p < 0.0 {
+                enter = enter.max(q / p);
+            } else {
+                leave = leave.min(q / p);
+            }
+        }
+        enter <= leave
+    }
 }
 
 impl std::fmt::Display for Area {
@@ -120,15 +157,10 @@ pub struct Text {
 /// which text, where it reaches and where its box ends.
 pub fn overflows(svg: &str) -> Vec<String> {
     let view = view_box(svg);
-    let boxes: Vec<Area> = elements(svg, "rect").iter().map(|r| rect(r)).collect();
+    let boxes = boxes(svg);
     let mut problems = Vec::new();
     for text in texts(svg) {
-        let (x, y) = text.anchor;
-        let inside = boxes
-            .iter()
-            .filter(|b| b.contains_point(x, y))
-            .min_by(|a, b| a.size().total_cmp(&b.size()));
-        if let Some(container) = inside {
+        if let Some(container) = box_around(&boxes, text.anchor) {
             if !container.contains(&text.area) {
                 problems.push(format!(
                     "{:?} reaches {}, past its box ({container})",
@@ -145,6 +177,48 @@ pub fn overflows(svg: &str) -> Vec<String> {
         }
     }
     problems
+}
+
+/// Every text of `svg` that a `<line>` runs through: a line struck
+/// through a label makes it hard to read. A line may end at a text's edge,
+/// so each text's extent is taken half a pixel smaller on every side.
+pub fn texts_over_lines(svg: &str) -> Vec<String> {
+    let lines: Vec<((f64, f64), (f64, f64))> = elements(svg, "line")
+        .iter()
+        .map(|tag| {
+            let n = |name| number(tag, name).unwrap_or(0.0);
+            ((n("x1"), n("y1")), (n("x2"), n("y2")))
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for text in texts(svg) {
+        let ink = text.area.shrunk(0.5);
+        for &(from, to) in &lines {
+            if ink.meets_segment(from, to) {
+                problems.push(format!(
+                    "{:?} ({}) has a line through it, from ({:.1}, {:.1}) to \
+                     ({:.1}, {:.1})",
+                    text.content, text.area, from.0, from.1, to.0, to.1
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// Every box (`<rect>`) of `svg`.
+pub fn boxes(svg: &str) -> Vec<Area> {
+    elements(svg, "rect").iter().map(|r| rect(r)).collect()
+}
+
+/// The smallest of `boxes` that `point` lies in: the box a text anchored
+/// there is drawn in.
+pub fn box_around(boxes: &[Area], (x, y): (f64, f64)) -> Option<Area> {
+    boxes
+        .iter()
+        .filter(|b| b.contains_point(x, y))
+        .min_by(|a, b| a.size().total_cmp(&b.size()))
+        .copied()
 }
 
 /// The figure's `viewBox`.
@@ -419,6 +493,28 @@ mod tests {
         let problems = overflows(&svg);
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].contains("past the figure"), "{problems:?}");
+    }
+
+    #[test]
+    fn a_line_through_a_text_is_named_and_one_beside_it_is_not() {
+        // "0123456789", 12 px monospace at x = 20: 20 to 92.24 across, its
+        // ink from y = 18.84 to 32.88.
+        let label = "<text x=\"20\" y=\"30\" font-family=\"monospace\" \
+                     font-size=\"12\">0123456789</text>\n";
+        let through = figure(&format!(
+            "{label}<line x1=\"60\" y1=\"5\" x2=\"60\" y2=\"80\"/>\n"
+        ));
+        assert_eq!(texts_over_lines(&through).len(), 1);
+        let slanted = figure(&format!(
+            "{label}<line x1=\"0\" y1=\"0\" x2=\"100\" y2=\"50\"/>\n"
+        ));
+        assert_eq!(texts_over_lines(&slanted).len(), 1);
+        let beside = figure(&format!(
+            "{label}<line x1=\"96\" y1=\"5\" x2=\"96\" y2=\"80\"/>\n\
+             <line x1=\"10\" y1=\"34\" x2=\"150\" y2=\"34\"/>\n\
+             <line x1=\"92\" y1=\"25\" x2=\"120\" y2=\"25\"/>\n"
+        ));
+        assert_eq!(texts_over_lines(&beside), Vec::<String>::new());
     }
 
     #[test]

@@ -67,11 +67,11 @@ fn draw(t: &[f64]) -> String {
     svg.text(24.0, 66.0, &svg::bold(14, svg::INK), "One after the other");
     sleep_bar(&mut svg, 80.0, "sleep 0.5 s", 0.0, t[0], &bar);
     sleep_bar(&mut svg, 106.0, "then sleep 0.7 s", t[0], t[1], &bar);
-    total(&mut svg, 74.0, 146.0, t[1], "the sum of the two");
+    total(&mut svg, 106.0, 146.0, t[1], "the sum of the two");
     svg.text(24.0, 180.0, &svg::bold(14, svg::INK), "Side by side");
     sleep_bar(&mut svg, 194.0, "sleep 0.5 s", 0.0, t[2], &bar);
     sleep_bar(&mut svg, 220.0, "sleep 0.7 s", 0.0, t[3], &bar);
-    total(&mut svg, 188.0, 260.0, t[3], "only the longer of the two");
+    total(&mut svg, 220.0, 260.0, t[3], "only the longer of the two");
     svg.time_axis(X0, 274.0, SPAN, 0.2, SCALE);
     svg.text(
         24.0,
@@ -105,11 +105,13 @@ fn sleep_bar(svg: &mut Svg, y: f64, label: &str, from: f64, to: f64, style: &str
     );
 }
 
-/// A dashed mark at `at` seconds, from `top` to `bottom`, saying what the
-/// part took.
-fn total(svg: &mut Svg, top: f64, bottom: f64, at: f64, why: &str) {
+/// A dashed mark at `at` seconds, from just above the bar that ends there
+/// (its top at `last_bar`) down to the words at `bottom` saying what the
+/// part took. Drawn from the part's top, it would strike through the
+/// shorter bar's "due at" label when that label reaches past `at`.
+fn total(svg: &mut Svg, last_bar: f64, bottom: f64, at: f64, why: &str) {
     svg.line(
-        (x(at), top),
+        (x(at), last_bar - 3.0),
         (x(at), bottom - 14.0),
         &format!("{} stroke-dasharray=\"4 3\"", svg::stroke(svg::NEW, 1.5)),
     );

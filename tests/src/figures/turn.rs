@@ -44,6 +44,9 @@ enum Phase {
     Timers,
     Run,
     Woken,
+    /// Not a phase of the turn: `run` found nothing left to wait for, its
+    /// loop has ended, and it says so in a turn of its own as it returns.
+    End,
 }
 
 impl Phase {
@@ -67,6 +70,7 @@ impl Phase {
                 "woken tasks: each gets a poll, or is dropped if cancelled"
             }
             Phase::Woken => "woken tasks: each gets a poll",
+            Phase::End => "after the loop: nothing left to wait for, so run returns",
         }
     }
 
@@ -81,6 +85,8 @@ impl Phase {
             return None;
         } else if starts("swept ") || starts("timer cancelled") {
             Phase::Sweep
+        } else if what == "wait: nothing to wait for" {
+            Phase::End
         } else if starts("wait") {
             Phase::Wait
         } else if starts("socket ") {
@@ -147,6 +153,8 @@ struct Turns {
     order: Vec<Phase>,
     /// The phases drawn from a scene, not the demo, and that scene.
     from_scene: BTreeMap<Phase, &'static str>,
+    /// The kinds of line a scene added to a phase the demo shows.
+    kinds_from_scene: BTreeMap<(Phase, String), &'static str>,
 }
 
 /// The turn figure of every step in `runs`: its demo's traced run first,
@@ -158,8 +166,13 @@ pub(super) fn figures(runs: &[Run]) -> Vec<Figure> {
     for step in steps {
         let step_runs: Vec<&Run> = runs.iter().filter(|r| r.step == step).collect();
         let turns = read_turns(&step_runs);
-        let in_code = phases_in_code(step);
+        let mut in_code = phases_in_code(step);
         let drawn: BTreeSet<Phase> = turns.kinds.keys().copied().collect();
+        if !drawn.contains(&Phase::End) {
+            // No phase of the turn: drawn where a run shows `run` returning
+            // (step 7's demo only ever returns from `block_on`).
+            in_code.remove(&Phase::End);
+        }
         assert_eq!(
             drawn, in_code,
             "step {step}: the turn figure draws phases {drawn:?}, its trace code \
@@ -167,6 +180,13 @@ pub(super) fn figures(runs: &[Run]) -> Vec<Figure> {
              (tests/examples/trace_scenes.rs, SCENES in tests/src/figures/turn.rs)"
         );
         let drawing = Drawing::new(step, &turns, &earlier);
+        let problems = misdrawn(&step_runs, &drawing.draw());
+        assert!(
+            problems.is_empty(),
+            "step {step}'s turn figure does not draw the lines where its \
+             trace printed them:\n{}",
+            problems.join("\n")
+        );
         figures.push(Figure::new(
             &format!("turn-step{step:02}.svg"),
             Vec::new(),
@@ -180,7 +200,8 @@ pub(super) fn figures(runs: &[Run]) -> Vec<Figure> {
 }
 
 /// The turns of one step's runs: the demo's phases, and from each scene
-/// the phases no run before it showed.
+/// the phases and the kinds of line no run before it showed (a line may be
+/// printed by two phases, and a scene show it in the second).
 fn read_turns(runs: &[&Run]) -> Turns {
     let mut turns = Turns::default();
     // Each turn's phases, in the order their first line came: the order
@@ -190,13 +211,19 @@ fn read_turns(runs: &[&Run]) -> Turns {
         let (kinds, run_sequences) = read_run(&run.output);
         sequences.extend(run_sequences);
         for (phase, kinds) in kinds {
-            if turns.kinds.contains_key(&phase) {
+            let Some(drawn) = turns.kinds.get_mut(&phase) else {
+                if let Some(scene) = run.scene {
+                    turns.from_scene.insert(phase, scene);
+                }
+                turns.kinds.insert(phase, kinds);
                 continue;
+            };
+            for kind in kinds {
+                if let (true, Some(scene)) = (drawn.insert(kind.clone()), run.scene)
+                {
+                    turns.kinds_from_scene.insert((phase, kind), scene);
+                }
             }
-            if let Some(scene) = run.scene {
-                turns.from_scene.insert(phase, scene);
-            }
-            turns.kinds.insert(phase, kinds);
         }
     }
     turns.order =
@@ -237,6 +264,101 @@ fn read_run(output: &str) -> (BTreeMap<Phase, BTreeSet<String>>, Vec<Vec<Phase>>
         }
     }
     (kinds, sequences)
+}
+
+// ---------------------------------------------------------------------------
+// The check: each line drawn where the trace printed it.
+
+/// What a drawn turn figure shows in the wrong place, judged from the
+/// runs it was drawn from and the SVG's geometry: a line printed after the
+/// loop ended drawn inside the loop, and a line printed in two phases not
+/// drawn in two boxes.
+fn misdrawn(runs: &[&Run], svg: &str) -> Vec<String> {
+    let boxes = geometry::boxes(svg);
+    let texts = geometry::texts(svg);
+    // The boxes each kind of line is drawn in (a scene's mark aside).
+    let drawn_in = |kind: &str| -> Vec<geometry::Area> {
+        let mut found: Vec<geometry::Area> = texts
+            .iter()
+            .filter(|text| text.content.trim_end_matches([' ', '*']) == kind)
+            .filter_map(|text| geometry::box_around(&boxes, text.anchor))
+            .collect();
+        found.dedup();
+        found
+    };
+    let mut problems = Vec::new();
+    let loop_bottom = loop_back_bottom(svg);
+    for kind in printed_after_the_loop(runs) {
+        for area in drawn_in(&kind) {
+            if area.top <= loop_bottom {
+                problems.push(format!(
+                    "{kind:?} is printed after the loop ends, but drawn inside \
+                     it, in the box at {area}"
+                ));
+            }
+        }
+    }
+    let mut phases_of: BTreeMap<String, BTreeSet<Phase>> = BTreeMap::new();
+    for run in runs {
+        for (phase, kinds) in read_run(&run.output).0 {
+            for kind in kinds {
+                phases_of.entry(kind).or_default().insert(phase);
+            }
+        }
+    }
+    for (kind, phases) in phases_of.iter().filter(|(_, p)| p.len() > 1) {
+        let boxes = drawn_in(kind);
+        if boxes.len() < phases.len() {
+            problems.push(format!(
+                "{kind:?} is printed in {} phases ({phases:?}), but drawn in {} \
+                 box{}",
+                phases.len(),
+                boxes.len(),
+                if boxes.len() == 1 { "" } else { "es" }
+            ));
+        }
+    }
+    problems
+}
+
+/// The kinds of line printed after a loop ended: alone in the last turn of
+/// a loop (where the turns count from 1 again, or the output ends).
+fn printed_after_the_loop(runs: &[&Run]) -> BTreeSet<String> {
+    let mut after = BTreeSet::new();
+    for run in runs {
+        let turns: Vec<(u64, String)> = lines(&run.output)
+            .into_iter()
+            .filter_map(|line| match line {
+                Line::Trace {
+                    turn: Some(turn),
+                    what,
+                    ..
+                } => Some((turn, what)),
+                _ => None,
+            })
+            .collect();
+        for (i, (turn, what)) in turns.iter().enumerate() {
+            let alone = i == 0 || turns[i - 1].0 != *turn;
+            let last = turns.get(i + 1).is_none_or(|(next, _)| next < turn);
+            if alone && last {
+                after.insert(kind(what));
+            }
+        }
+    }
+    after
+}
+
+/// How far down the arrow back to the turn's first phase reaches: the
+/// middle of the loop's last box (the path `M…,last H… V first H…`).
+fn loop_back_bottom(svg: &str) -> f64 {
+    let path = svg
+        .match_indices("<path d=\"M")
+        .map(|(at, opening)| &svg[at + opening.len()..])
+        .find(|d| d.split('"').next().is_some_and(|d| d.contains(" V")))
+        .expect("the loop-back arrow");
+    let (_, after_comma) = path.split_once(',').expect("M x,y");
+    let y = after_comma.split(' ').next().expect("a number");
+    y.parse().expect("the arrow's lower end")
 }
 
 /// The phases in the order the turns show them: each next phase is one
@@ -308,7 +430,16 @@ struct Row {
     new: bool,
     /// Drawn from this scene, not from the demo.
     scene: Option<&'static str>,
-    kinds: Vec<(String, bool)>,
+    kinds: Vec<Kind>,
+}
+
+/// A kind of line a phase printed.
+struct Kind {
+    text: String,
+    /// Not printed by this phase in any earlier step.
+    new: bool,
+    /// Added from this scene to a phase the demo shows.
+    scene: Option<&'static str>,
 }
 
 struct Drawing {
@@ -342,11 +473,13 @@ impl Drawing {
                 let seen_before = earlier.kinds.get(&phase);
                 let kinds = turns.kinds[&phase]
                     .iter()
-                    .map(|kind| {
-                        (
-                            kind.clone(),
-                            !seen_before.is_some_and(|k| k.contains(kind)),
-                        )
+                    .map(|kind| Kind {
+                        text: kind.clone(),
+                        new: !seen_before.is_some_and(|k| k.contains(kind)),
+                        scene: turns
+                            .kinds_from_scene
+                            .get(&(phase, kind.clone()))
+                            .copied(),
                     })
                     .collect();
                 Row {
@@ -362,29 +495,44 @@ impl Drawing {
 
     /// Whether a row's kinds of line fit two to a line: each must fit the
     /// second column, or the row takes one a line.
-    fn columns(row: &Row) -> usize {
+    fn columns(&self, row: &Row) -> usize {
         let room = svg::WIDTH - 20.0 - PADDING - (LEFT + INDENT + COLUMN);
         let fits = row
             .kinds
             .iter()
-            .all(|(kind, _)| geometry::width(kind, KIND_FONT) <= room);
+            .all(|kind| geometry::width(&self.label(kind), KIND_FONT) <= room);
         if fits { 2 } else { 1 }
     }
 
-    fn row_height(row: &Row) -> f64 {
-        let lines = row.kinds.len().div_ceil(Self::columns(row));
+    fn row_height(&self, row: &Row) -> f64 {
+        let lines = row.kinds.len().div_ceil(self.columns(row));
         34.0 + LINE_HEIGHT * svg::count(lines)
     }
 
     /// The scenes the figure draws from, in the order of their rows.
     fn scenes(&self) -> Vec<&'static str> {
         let mut scenes = Vec::new();
-        for scene in self.rows.iter().filter_map(|row| row.scene) {
-            if !scenes.contains(&scene) {
-                scenes.push(scene);
+        for row in &self.rows {
+            let kinds = row.kinds.iter().filter_map(|kind| kind.scene);
+            for scene in row.scene.into_iter().chain(kinds) {
+                if !scenes.contains(&scene) {
+                    scenes.push(scene);
+                }
             }
         }
         scenes
+    }
+
+    /// The mark of `scene` (` *`, ` **`, …), or nothing.
+    fn mark_of(&self, scene: Option<&'static str>) -> String {
+        scene
+            .map(|scene| mark(self.scenes().iter().position(|&s| s == scene)))
+            .unwrap_or_default()
+    }
+
+    /// A kind of line as drawn: with its scene's mark, if a scene added it.
+    fn label(&self, kind: &Kind) -> String {
+        format!("{}{}", kind.text, self.mark_of(kind.scene))
     }
 
     fn draw(&self) -> String {
@@ -393,7 +541,7 @@ impl Drawing {
             + self
                 .rows
                 .iter()
-                .map(|r| Self::row_height(r) + GAP)
+                .map(|r| self.row_height(r) + GAP)
                 .sum::<f64>()
             + 40.0
             + 17.0 * svg::count(scenes.len());
@@ -430,13 +578,13 @@ impl Drawing {
         let mut y = ROW_TOP;
         let mut middles = Vec::new();
         for (i, row) in self.rows.iter().enumerate() {
-            let h = Self::row_height(row);
-            let mark = row
-                .scene
-                .map(|scene| mark(scenes.iter().position(|&s| s == scene)))
-                .unwrap_or_default();
-            self.draw_row(&mut svg, i + 1, row, &mark, y, h);
-            middles.push(y + 24.0);
+            let h = self.row_height(row);
+            self.draw_row(&mut svg, i + 1, row, y, h);
+            // The loop goes round the turn's phases; what `run` prints
+            // once it has ended is drawn below, outside it.
+            if row.phase != Phase::End {
+                middles.push(y + 24.0);
+            }
             if i + 1 < self.rows.len() {
                 svg.line(
                     (LEFT + INDENT, y + h),
@@ -453,15 +601,7 @@ impl Drawing {
         svg.finish(&[])
     }
 
-    fn draw_row(
-        &self,
-        svg: &mut Svg,
-        number: usize,
-        row: &Row,
-        mark: &str,
-        y: f64,
-        h: f64,
-    ) {
+    fn draw_row(&self, svg: &mut Svg, number: usize, row: &Row, y: f64, h: f64) {
         let width = svg::WIDTH - LEFT - 20.0;
         let style = if row.new {
             svg::boxed(svg::NEW_FILL, svg::NEW, 2.5)
@@ -469,11 +609,20 @@ impl Drawing {
             svg::boxed(svg::PANEL, svg::LINE, 1.2)
         };
         svg.rect(LEFT, y, width, h, &style);
+        let number = if row.phase == Phase::End {
+            String::new() // not one of the turn's phases
+        } else {
+            format!("{number}. ")
+        };
         svg.text(
             LEFT + PADDING,
             y + 24.0,
             &svg::bold(15, svg::INK),
-            &format!("{number}. {}{mark}", row.phase.title(self.step)),
+            &format!(
+                "{number}{}{}",
+                row.phase.title(self.step),
+                self.mark_of(row.scene)
+            ),
         );
         if row.new {
             svg.text(
@@ -483,17 +632,17 @@ impl Drawing {
                 &format!("NEW in step {}", self.step),
             );
         }
-        let columns = Self::columns(row);
-        for (i, (kind, new)) in row.kinds.iter().enumerate() {
+        let columns = self.columns(row);
+        for (i, kind) in row.kinds.iter().enumerate() {
             let column = if i % columns == 0 { 0.0 } else { COLUMN };
             let x = LEFT + INDENT + column;
             let line_y = y + 24.0 + LINE_HEIGHT * svg::count(1 + i / columns);
-            let style = if *new && !row.new {
+            let style = if kind.new && !row.new {
                 format!("font-family=\"monospace\" {}", svg::bold(12, svg::NEW))
             } else {
                 format!("font-family=\"monospace\" {}", svg::sized(12, svg::INK))
             };
-            svg.text(x, line_y, &style, kind);
+            svg.text(x, line_y, &style, &self.label(kind));
         }
     }
 
@@ -574,15 +723,15 @@ mod tests {
 
     #[test]
     fn each_steps_trace_code_names_its_phases() {
-        use Phase::{Run, Sockets, Sweep, Timers, Wait, Woken};
+        use Phase::{End, Run, Sockets, Sweep, Timers, Wait, Woken};
         let expected: [&[Phase]; 7] = [
             &[Run],
-            &[Wait, Timers, Run],
-            &[Wait, Sockets, Timers, Run],
-            &[Wait, Sockets, Timers, Run, Woken],
-            &[Wait, Sockets, Timers, Run, Woken],
-            &[Wait, Sockets, Timers, Run, Woken],
-            &[Sweep, Wait, Sockets, Timers, Run, Woken],
+            &[Wait, Timers, Run, End],
+            &[Wait, Sockets, Timers, Run, End],
+            &[Wait, Sockets, Timers, Run, Woken, End],
+            &[Wait, Sockets, Timers, Run, Woken, End],
+            &[Wait, Sockets, Timers, Run, Woken, End],
+            &[Sweep, Wait, Sockets, Timers, Run, Woken, End],
         ];
         for (step, phases) in (2..=8).zip(expected) {
             let in_code: Vec<Phase> = phases_in_code(step).into_iter().collect();
@@ -606,6 +755,68 @@ mod tests {
             sequences,
             [[Phase::Sweep, Phase::Wait, Phase::Timers, Phase::Run]]
         );
+    }
+
+    /// A demo whose loop ends (`wait: nothing to wait for`, alone in the
+    /// last turn), and a scene that skips a cancelled timer in two phases.
+    fn runs() -> [Run; 2] {
+        let demo = "\
+[+0.000 s] turn 1: wait 0.010 s: the next deadline
+[+0.010 s] turn 1: timer due: 1 (deadline +0.010 s)
+[+0.010 s] turn 1: ran 1 callbacks
+[+0.010 s] turn 2: wait: nothing to wait for
+";
+        let scene = "\
+[+0.000 s] turn 1: timer cancelled: skipped
+[+0.000 s] turn 1: wait 0.010 s: the next deadline
+[+0.010 s] turn 1: timer due: 1 (deadline +0.010 s)
+[+0.010 s] turn 1: timer cancelled: skipped
+[+0.010 s] turn 1: ran 1 callbacks
+";
+        [
+            Run {
+                step: 8,
+                scene: None,
+                output: demo.to_owned(),
+            },
+            Run {
+                step: 8,
+                scene: Some("sweep-step08"),
+                output: scene.to_owned(),
+            },
+        ]
+    }
+
+    #[test]
+    fn the_figure_draws_each_line_where_it_was_printed() {
+        let runs = runs();
+        let runs: Vec<&Run> = runs.iter().collect();
+        let turns = read_turns(&runs);
+        let svg = Drawing::new(8, &turns, &Turns::default()).draw();
+        assert_eq!(misdrawn(&runs, &svg), Vec::<String>::new(), "{svg}");
+        assert!(svg.contains(">timer cancelled: skipped *</text>"), "{svg}");
+    }
+
+    #[test]
+    fn a_line_drawn_inside_the_loop_or_in_one_of_its_two_phases_is_named() {
+        let runs = runs();
+        let runs: Vec<&Run> = runs.iter().collect();
+        // Two boxes in the loop, the arrow back from the second: the line
+        // that ends the loop drawn in the first, the skipped timer only in
+        // the second.
+        let svg = "<svg viewBox=\"0 0 760 300\">\n\
+            <rect x=\"64\" y=\"78\" width=\"676\" height=\"60\"/>\n\
+            <text x=\"94\" y=\"121\">wait: nothing to wait for</text>\n\
+            <rect x=\"64\" y=\"160\" width=\"676\" height=\"60\"/>\n\
+            <text x=\"94\" y=\"200\">timer cancelled: skipped *</text>\n\
+            <path d=\"M63,184 H30 V102 H63\"/>\n</svg>";
+        let problems = misdrawn(&runs, svg);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(
+            problems[0].contains("printed after the loop ends"),
+            "{problems:?}"
+        );
+        assert!(problems[1].contains("drawn in 1 box"), "{problems:?}");
     }
 
     #[test]

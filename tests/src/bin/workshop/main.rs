@@ -4,7 +4,8 @@
 //! (see `workshop_tests::track`), `check N` runs the step's tests and names
 //! the one function to write next, `reset N` puts the step folder back byte
 //! for byte, `diff N` shows how it differs from the authors' version,
-//! `status` shows where each step stands; for the authors, `freeze` stores
+//! `status` shows where each step stands, `times` how long each took (for
+//! the teacher's pilot); for the authors, `freeze` stores
 //! the authors' version of every step (`workshop_tests::authors`) and
 //! `verify` proves every track on a copy of the repository, for CI.
 
@@ -27,6 +28,7 @@ mod changes;
 mod check;
 mod probe;
 mod step;
+mod times;
 
 const USAGE: &str = "\
 usage: cargo workshop <command>
@@ -37,6 +39,7 @@ usage: cargo workshop <command>
                      put step N (or these files of it) back as the authors wrote it
   diff N [FILE...]   how step N differs from the authors' version
   status             which steps are started, which are done
+  times [--csv]      when you started each step, minutes to each function
   freeze [N...]      store the authors' version of the steps (for authors)
   verify [N...]      prove the tracks (for CI): start, check each function, reset
   help [COMMAND]     this, or what COMMAND does
@@ -89,6 +92,15 @@ fn command_help(command: &str) -> Option<&'static str> {
              folder changed since), and\nwhich files differ from the authors' \
              outside the functions you write."
         }
+        "times" => {
+            "usage: cargo workshop times [--csv | FILE...]\n\n\
+             For each step you started: when (UTC), and the minutes from then \
+             to each\nfunction's first pass of `check` and to the step's. \
+             Kept in .workshop/times.csv\nof this checkout only; nothing is \
+             sent anywhere. --csv prints them for your\nteacher; a teacher \
+             gives the collected files, or a folder of them (FILE...),\nto \
+             get the rows of the teacher's page's pilot table."
+        }
         "verify" => {
             "usage: cargo workshop verify [N...]\n\n\
              For CI: on a copy of the repository, starts each step (or those \
@@ -125,12 +137,15 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         words.iter().copied().filter(|w| *w != "--force").collect();
     match (plain.as_slice(), force) {
         (["start", n], _) => {
-            println!("{}", start(&Step::find(&find_root(&here)?, n)?, force)?);
+            let step = Step::find(&find_root(&here)?, n)?;
+            println!("{}", start(&step, force)?);
+            times::started(&step.root, step.number);
             Ok(ExitCode::SUCCESS)
         }
         (["check", n], false) => {
             let step = Step::find(&find_root(&here)?, n)?;
             let checked = check(&step, None, &Progress::new(false))?;
+            times::checked(&step, &checked);
             println!("{}", checked.report);
             Ok(if checked.passed {
                 ExitCode::SUCCESS
@@ -141,6 +156,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         (["reset", n, files @ ..], _) => {
             let step = Step::find(&find_root(&here)?, n)?;
             println!("{}", reset(&step, files, force)?);
+            if files.is_empty() {
+                if let Some(kept) = times::reset(&step.root, step.number) {
+                    println!("{kept}");
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
         (["diff", n, files @ ..], false) => {
@@ -160,6 +180,20 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         (["status"], false) => {
             status(&find_root(&here)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        (["times"], false) => {
+            println!("{}", times::table(&find_root(&here)?));
+            Ok(ExitCode::SUCCESS)
+        }
+        (["times", "--csv"], false) => {
+            print!("{}", times::csv(&find_root(&here)?));
+            Ok(ExitCode::SUCCESS)
+        }
+        (["times", files @ ..], false)
+            if !files.iter().any(|file| file.starts_with('-')) =>
+        {
+            print!("{}", times::pilot_rows(&find_root(&here)?, files)?);
             Ok(ExitCode::SUCCESS)
         }
         (["verify", numbers @ ..], false) => verify(&find_root(&here)?, numbers),

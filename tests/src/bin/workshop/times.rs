@@ -1,0 +1,593 @@
+//! `cargo workshop times`: how long each step took, for the teacher's pilot.
+//!
+//! `start` notes when a step was started; `check` notes when each marked
+//! function first passed and when the whole step first passed. The notes
+//! are one line each, appended to `.workshop/times.csv` in the
+//! participant's own checkout (git ignores `.workshop/`); nothing is sent
+//! anywhere. Only ever appended to: a later failure, a second `start` or a
+//! `reset` never erases a first pass, so the minutes count from the first
+//! `start` of the step to its first pass, restarts included, as the day
+//! spent them.
+//!
+//! `times` prints one line per step; `times --csv` the same as CSV, which
+//! the teacher collects from each participant; `times FILE...` reads the
+//! collected files and prints the rows of the teacher's pilot table.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::check::Checked;
+use crate::step::{Stage, Step};
+
+/// What happened to a step, as one line of the record says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    Started,
+    /// A marked function first passed `check`.
+    Passed(String),
+    /// The whole step first passed `check`.
+    Done,
+    Reset,
+}
+
+/// One line of the record: when (seconds since 1970, UTC), which step, what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub at: u64,
+    pub step: u32,
+    pub event: Event,
+}
+
+/// The record's file in the checkout at `root`.
+pub fn record_file(root: &Path) -> PathBuf {
+    root.join(".workshop").join("times.csv")
+}
+
+pub fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_secs())
+}
+
+// ---------------------------------------------------------------------------
+// Keeping the record: the hooks `start`, `check` and `reset` call.
+
+/// `start N` succeeded.
+pub fn started(root: &Path, step: u32) {
+    append(
+        root,
+        &[Note {
+            at: now(),
+            step,
+            event: Event::Started,
+        }],
+    );
+}
+
+/// `reset N` put the whole step back. The record is kept (the minutes a
+/// participant spent before starting over are minutes of the day); the
+/// returned sentence says so, for `reset` to print.
+pub fn reset(root: &Path, step: u32) -> Option<String> {
+    if !read(root).iter().any(|note| note.step == step) {
+        return None;
+    }
+    append(
+        root,
+        &[Note {
+            at: now(),
+            step,
+            event: Event::Reset,
+        }],
+    );
+    Some(format!(
+        "Your times for step {step} are kept: `cargo workshop times` shows them."
+    ))
+}
+
+/// `check N` gave its verdict: notes each function that passes for the
+/// first time, and the step's first pass whole.
+pub fn checked(step: &Step, verdict: &Checked) {
+    let Ok(stages) = step.stages() else {
+        return; // damaged markers: the verdict says what to mend
+    };
+    let stages: Vec<(String, Stage)> = stages
+        .into_iter()
+        .map(|(marked, stage)| (marked.function, stage))
+        .collect();
+    let new = first_passes(
+        &read(&step.root),
+        step.number,
+        &stages,
+        verdict.passed,
+        verdict.next.as_deref(),
+        now(),
+    );
+    append(&step.root, &new);
+}
+
+/// The notes a verdict adds to `record`: `stages` is the track as it is
+/// now, in order; `next` the function the verdict names. A function passes once it is
+/// written (not blank) and comes before the one the verdict names: `check`
+/// runs the track's tests in order and names the first function that is
+/// blank or wrong. With no function named and the step failing (a test no
+/// one function answers for), nothing passes. Nothing is noted for a step
+/// that was never started, nor twice.
+pub fn first_passes(
+    record: &[Note],
+    step: u32,
+    stages: &[(String, Stage)],
+    passed: bool,
+    next: Option<&str>,
+    at: u64,
+) -> Vec<Note> {
+    let ours: Vec<&Note> = record.iter().filter(|note| note.step == step).collect();
+    let started = ours.iter().any(|note| note.event == Event::Started);
+    let touched = stages.iter().any(|(_, stage)| *stage != Stage::Authors);
+    if !started && !touched {
+        return Vec::new(); // the authors' version passing is no one's time
+    }
+    let upto = match (passed, next) {
+        (true, _) => stages.len(),
+        (false, Some(next)) => stages
+            .iter()
+            .position(|(function, _)| function == next)
+            .unwrap_or(0),
+        (false, None) => 0,
+    };
+    let mut new: Vec<Note> = stages[..upto]
+        .iter()
+        .filter(|(_, stage)| *stage != Stage::Blank)
+        .map(|(function, _)| Event::Passed(function.clone()))
+        .chain(passed.then_some(Event::Done))
+        .filter(|event| !ours.iter().any(|note| note.event == *event))
+        .map(|event| Note { at, step, event })
+        .collect();
+    if !started {
+        // Started before the record was kept: say when it was first seen.
+        new.insert(
+            0,
+            Note {
+                at,
+                step,
+                event: Event::Started,
+            },
+        );
+    }
+    new
+}
+
+/// Appends to the record; a record that cannot be written costs only the
+/// times, never the command.
+fn append(root: &Path, notes: &[Note]) {
+    if notes.is_empty() {
+        return;
+    }
+    let path = record_file(root);
+    if let Some(folder) = path.parent() {
+        let _ = fs::create_dir_all(folder);
+    }
+    let is_new = !path.exists();
+    let Ok(mut file) = fs::OpenOptions::new().create(true).append(true).open(&path)
+    else {
+        return;
+    };
+    let mut text = String::new();
+    if is_new {
+        text.push_str("seconds_since_1970_utc,step,event,function\n");
+    }
+    for note in notes {
+        let (event, function) = match &note.event {
+            Event::Started => ("started", ""),
+            Event::Passed(function) => ("passed", function.as_str()),
+            Event::Done => ("done", ""),
+            Event::Reset => ("reset", ""),
+        };
+        let _ = writeln!(text, "{},{},{event},{function}", note.at, note.step);
+    }
+    let _ = file.write_all(text.as_bytes());
+}
+
+/// The record as kept; lines it cannot read (a hand edit) are skipped.
+pub fn read(root: &Path) -> Vec<Note> {
+    fs::read_to_string(record_file(root))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(parse_note)
+        .collect()
+}
+
+fn parse_note(line: &str) -> Option<Note> {
+    let mut fields = line.trim_end().splitn(4, ',');
+    let at = fields.next()?.parse().ok()?;
+    let step = fields.next()?.parse().ok()?;
+    let event = match (fields.next()?, fields.next().unwrap_or_default()) {
+        ("started", _) => Event::Started,
+        ("passed", function) if !function.is_empty() => {
+            Event::Passed(function.to_owned())
+        }
+        ("done", _) => Event::Done,
+        ("reset", _) => Event::Reset,
+        _ => return None,
+    };
+    Some(Note { at, step, event })
+}
+
+// ---------------------------------------------------------------------------
+// Printing it.
+
+/// One step's times: when it was first started, and the minutes from then
+/// to each function's first pass and to the step's.
+#[derive(Debug, PartialEq, Eq)]
+pub struct StepTimes {
+    pub step: u32,
+    pub started: u64,
+    pub starts: usize,
+    pub functions: Vec<(String, u64)>,
+    pub done: Option<u64>,
+}
+
+/// Each step of the record that was started, in step order.
+pub fn per_step(record: &[Note]) -> Vec<StepTimes> {
+    let mut steps: BTreeMap<u32, StepTimes> = BTreeMap::new();
+    for note in record {
+        if note.event == Event::Started {
+            let times = steps.entry(note.step).or_insert(StepTimes {
+                step: note.step,
+                started: note.at,
+                starts: 0,
+                functions: Vec::new(),
+                done: None,
+            });
+            times.starts += 1;
+            continue;
+        }
+        let Some(times) = steps.get_mut(&note.step) else {
+            continue;
+        };
+        let minutes = note.at.saturating_sub(times.started).div_ceil(60);
+        match &note.event {
+            Event::Passed(function)
+                if !times.functions.iter().any(|(f, _)| f == function) =>
+            {
+                times.functions.push((function.clone(), minutes));
+            }
+            Event::Done if times.done.is_none() => times.done = Some(minutes),
+            _ => {}
+        }
+    }
+    steps.into_values().collect()
+}
+
+/// `cargo workshop times`: one line per started step.
+pub fn table(root: &Path) -> String {
+    let steps = per_step(&read(root));
+    if steps.is_empty() {
+        return "No step started yet: `cargo workshop start N` starts the clock \
+                for step N."
+            .to_owned();
+    }
+    let mut out = String::from(
+        "step  started (UTC)     done    minutes from start to each function's \
+         first pass\n",
+    );
+    for times in &steps {
+        let done = times
+            .done
+            .map_or("-".to_owned(), |minutes| format!("{minutes} min"));
+        let functions: Vec<String> = times
+            .functions
+            .iter()
+            .map(|(function, minutes)| format!("{function} {minutes}"))
+            .collect();
+        let restarts = match times.starts {
+            1 => String::new(),
+            n => format!(" ({n} starts)"),
+        };
+        let _ = writeln!(
+            out,
+            "{:<5} {}  {done:<7} {}{restarts}",
+            times.step,
+            utc(times.started),
+            functions.join(", ")
+        );
+    }
+    let _ = write!(
+        out,
+        "\nKept in .workshop/times.csv of this checkout only; nothing is sent \
+         anywhere.\n`cargo workshop times --csv > times-NAME.csv` writes them \
+         for your teacher."
+    );
+    out
+}
+
+/// `cargo workshop times --csv`: a row for each function's first pass and
+/// one for the step's, `done`; minutes from the step's first start.
+pub fn csv(root: &Path) -> String {
+    let mut out = String::from("step,started_utc,passed,minutes\n");
+    for times in per_step(&read(root)) {
+        let started = utc(times.started);
+        let rows = times
+            .functions
+            .iter()
+            .map(|(function, minutes)| (function.as_str(), *minutes))
+            .chain(times.done.map(|minutes| ("done", minutes)));
+        for (what, minutes) in rows {
+            let _ = writeln!(out, "{},{started},{what},{minutes}", times.step);
+        }
+    }
+    out
+}
+
+/// `cargo workshop times FILE...`: the collected `--csv` files of a group
+/// (or folders of them), as rows of the teacher's pilot table: median and
+/// slowest minutes to `done` among those who finished the step, and how
+/// many did; the estimate is taken from the teacher's page when it is there.
+pub fn pilot_rows(root: &Path, named: &[&str]) -> Result<String, String> {
+    let files = csv_files(named)?;
+    let mut done: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
+    let mut dates: Vec<String> = Vec::new();
+    for file in &files {
+        let shown = file.display();
+        let text =
+            fs::read_to_string(file).map_err(|err| format!("{shown}: {err}"))?;
+        for line in text.lines().skip(1) {
+            let fields: Vec<&str> = line.trim_end().split(',').collect();
+            let [step, started, "done", minutes] = fields.as_slice() else {
+                continue;
+            };
+            let (Ok(step), Ok(minutes)) = (step.parse(), minutes.parse()) else {
+                return Err(format!("{shown}: cannot read the line `{line}`"));
+            };
+            done.entry(step).or_default().push(minutes);
+            dates.push(started.get(..10).unwrap_or_default().to_owned());
+        }
+    }
+    if done.is_empty() {
+        return Err(format!(
+            "no step is done in {} file(s): nothing to put in the pilot table",
+            files.len()
+        ));
+    }
+    dates.sort();
+    dates.dedup();
+    let when = match dates.as_slice() {
+        [one] => one.clone(),
+        [first, .., last] => format!("{first} to {last}"),
+        [] => String::new(),
+    };
+    let teacher_page =
+        fs::read_to_string(root.join("book/src/teacher.md")).unwrap_or_default();
+    let mut out = String::from(
+        "| track | estimated | median participant | slowest participant | date, group size |\n\
+         | --- | --- | --- | --- | --- |\n",
+    );
+    for (step, mut minutes) in done {
+        minutes.sort_unstable();
+        let _ = writeln!(
+            out,
+            "| `start {step}` | {} | {} min | {} min | {when}, {} of {} participants |",
+            estimate(&teacher_page, step).unwrap_or("?"),
+            median(&minutes),
+            minutes[minutes.len() - 1],
+            minutes.len(),
+            files.len()
+        );
+    }
+    Ok(out)
+}
+
+/// The files named, a folder standing for the `.csv` files in it (a
+/// PowerShell does not expand `times-*.csv` for a program).
+fn csv_files(named: &[&str]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for name in named {
+        let path = PathBuf::from(name);
+        if !path.is_dir() {
+            files.push(path);
+            continue;
+        }
+        let mut inside: Vec<PathBuf> = fs::read_dir(&path)
+            .map_err(|err| format!("{name}: {err}"))?
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|file| file.extension().is_some_and(|ext| ext == "csv"))
+            .collect();
+        inside.sort();
+        files.extend(inside);
+    }
+    Ok(files)
+}
+
+/// The estimate for `start N` in the teacher page's pilot table.
+fn estimate(page: &str, step: u32) -> Option<&str> {
+    let row = format!("| `start {step}` | ");
+    let line = page.lines().find(|line| line.starts_with(&row))?;
+    Some(line[row.len()..].split(" |").next()?.trim())
+}
+
+/// The middle value of sorted minutes, rounded up between two.
+fn median(sorted: &[u64]) -> u64 {
+    let half = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[half]
+    } else {
+        (sorted[half - 1] + sorted[half]).div_ceil(2)
+    }
+}
+
+/// Seconds since 1970 as `YYYY-MM-DD HH:MM`, UTC (the civil calendar from
+/// a day count, as in Howard Hinnant's `civil_from_days`).
+pub fn utc(seconds: u64) -> String {
+    let days = i64::try_from(seconds / 86_400).unwrap_or(0) + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days.rem_euclid(146_097);
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524
+        - day_of_era / 146_096)
+        / 365;
+    let day_of_year =
+        day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    let minutes = seconds % 86_400 / 60;
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
+        minutes / 60,
+        minutes % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TRACK: [&str; 3] = ["EventLoop::call_at", "Timer::cmp", "EventLoop::run"];
+
+    fn stages(of: [Stage; 3]) -> Vec<(String, Stage)> {
+        TRACK.iter().map(|f| (*f).to_owned()).zip(of).collect()
+    }
+
+    fn started_at(at: u64) -> Vec<Note> {
+        vec![Note {
+            at,
+            step: 3,
+            event: Event::Started,
+        }]
+    }
+
+    #[test]
+    fn a_written_function_before_the_one_named_passes() {
+        use Stage::{Blank, Written};
+        let new = first_passes(
+            &started_at(0),
+            3,
+            &stages([Written, Blank, Blank]),
+            false,
+            Some("Timer::cmp"),
+            300,
+        );
+        assert_eq!(
+            new,
+            vec![Note {
+                at: 300,
+                step: 3,
+                event: Event::Passed("EventLoop::call_at".to_owned())
+            }]
+        );
+    }
+
+    #[test]
+    fn the_function_named_has_not_passed_even_when_written() {
+        use Stage::{Blank, Written};
+        let new = first_passes(
+            &started_at(0),
+            3,
+            &stages([Written, Blank, Blank]),
+            false,
+            Some("EventLoop::call_at"),
+            300,
+        );
+        assert_eq!(new, vec![]);
+    }
+
+    #[test]
+    fn a_first_pass_is_kept_once_and_a_later_failure_does_not_erase_it() {
+        use Stage::{Blank, Written};
+        let mut record = started_at(0);
+        let both = stages([Written, Written, Blank]);
+        record.extend(first_passes(
+            &record,
+            3,
+            &both,
+            false,
+            Some("EventLoop::run"),
+            240,
+        ));
+        // Later the participant breaks `Timer::cmp`: check names it.
+        record.extend(first_passes(
+            &record,
+            3,
+            &both,
+            false,
+            Some("Timer::cmp"),
+            600,
+        ));
+        record.extend(first_passes(
+            &record,
+            3,
+            &both,
+            false,
+            Some("EventLoop::run"),
+            900,
+        ));
+        let noted = |function: &str| {
+            record
+                .iter()
+                .filter(|note| note.event == Event::Passed(function.to_owned()))
+                .count()
+        };
+        assert_eq!((noted("EventLoop::call_at"), noted("Timer::cmp")), (1, 1));
+        let times = per_step(&record);
+        assert_eq!(
+            times[0].functions,
+            vec![
+                ("EventLoop::call_at".to_owned(), 4),
+                ("Timer::cmp".to_owned(), 4)
+            ]
+        );
+        assert_eq!(times[0].done, None);
+    }
+
+    #[test]
+    fn a_passing_step_is_done_once() {
+        use Stage::Written;
+        let mut record = started_at(60);
+        let all = stages([Written; 3]);
+        record.extend(first_passes(&record, 3, &all, true, None, 60 + 31 * 60));
+        record.extend(first_passes(&record, 3, &all, true, None, 60 + 50 * 60));
+        let times = per_step(&record);
+        assert_eq!(times[0].functions.len(), 3);
+        assert_eq!(times[0].done, Some(31));
+    }
+
+    #[test]
+    fn the_authors_version_passing_is_not_noted() {
+        let new = first_passes(&[], 3, &stages([Stage::Authors; 3]), true, None, 9);
+        assert_eq!(new, vec![]);
+    }
+
+    #[test]
+    fn a_failure_no_function_answers_for_passes_nothing() {
+        let new = first_passes(
+            &started_at(0),
+            3,
+            &stages([Stage::Written; 3]),
+            false,
+            None,
+            9,
+        );
+        assert_eq!(new, vec![]);
+    }
+
+    #[test]
+    fn utc_is_the_civil_date() {
+        assert_eq!(utc(0), "1970-01-01 00:00");
+        assert_eq!(utc(951_825_600), "2000-02-29 12:00");
+        assert_eq!(utc(1_795_752_900), "2026-11-27 04:15");
+    }
+
+    #[test]
+    fn the_median_of_an_even_count_rounds_up() {
+        assert_eq!(median(&[10, 20, 30]), 20);
+        assert_eq!(median(&[10, 21]), 16);
+    }
+}
