@@ -119,6 +119,12 @@ impl Cargo {
             ("CLICOLOR_FORCE".to_owned(), "0".to_owned()),
             ("INSTA_UPDATE".to_owned(), "no".to_owned()),
             ("RUST_BACKTRACE".to_owned(), "0".to_owned()),
+            // As `cargo test` does: a test finds the workspace by it
+            // (`workspace_root`), and one run in a copy must find the copy.
+            (
+                "CARGO_MANIFEST_DIR".to_owned(),
+                self.root.join("tests").display().to_string(),
+            ),
         ];
         if let Some(dir) = &self.target_dir {
             vars.push(("CARGO_TARGET_DIR".to_owned(), dir.display().to_string()));
@@ -832,6 +838,9 @@ mod tests {
                 assert!(huge.capacity() > 0);
             }
             Ok("panic") => panic!("the timer fired 3 ms early"),
+            Ok("where") => {
+                panic!("the workspace: {}", crate::workspace_root().display())
+            }
             _ => {}
         }
     }
@@ -909,6 +918,31 @@ mod tests {
         let changed: Vec<&str> = difference.lines().skip(1).collect();
         assert_eq!(changed, ["+ran one", "-brew the tea"]);
         assert_eq!(snapshot_difference("running 1 test\n"), None);
+    }
+
+    #[test]
+    fn a_test_finds_the_workspace_it_runs_in_not_the_one_it_was_built_in() {
+        // `check`'s probe runs tests built for the participant's folder in
+        // a copy elsewhere: they must find the copy.
+        let copy = env::temp_dir().join("a-copy-of-the-workshop");
+        let case = TestCase {
+            file: "lib".to_owned(),
+            name: "runner::tests::misbehaves_when_asked".to_owned(),
+            binary: env::current_exe().expect("the test executable"),
+        };
+        let cargo = Cargo {
+            root: copy.clone(),
+            target_dir: None,
+        };
+        let mut settings = Settings::new(&cargo, TEST_DEADLINE);
+        settings.package_dir = env::current_dir().expect("a current folder");
+        settings.env.push((ASK.to_owned(), "where".to_owned()));
+        let ran = run_tests(&[case], &settings, &Progress::new(true));
+        let message = ran.runs[0].outcome.message().to_owned();
+        assert!(
+            message.contains(&format!("the workspace: {}", copy.display())),
+            "{message}"
+        );
     }
 
     #[test]

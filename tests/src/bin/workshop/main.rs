@@ -21,6 +21,7 @@ use step::{Authors, Stage, Step, find_root, step_folders};
 
 mod check;
 mod probe;
+mod seed;
 mod step;
 
 const USAGE: &str = "\

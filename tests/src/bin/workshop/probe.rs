@@ -18,8 +18,8 @@ use std::time::Duration;
 use workshop_tests::runner::{self, Cargo, Progress, Settings, TestCase, TestRun};
 use workshop_tests::track::{self, Marked};
 
-use crate::Step;
 use crate::check::{Blame, authors_body};
+use crate::{Step, seed};
 
 /// How long a rerun test may take: with the authors' function back, a test
 /// that hung ends in about a second; this much is plenty under load too.
@@ -53,12 +53,12 @@ pub fn find<'a>(
     };
     let probe = target.join("workshop-probe");
     let copy = probe.join("workspace");
-    let mut first_build = if probe.join("target").is_dir() {
+    let mut first_build = if probe.join(SEEDED).is_file() {
         ""
     } else {
-        "; the copy's first build takes a minute or two"
+        "; the copy's first build takes longer"
     };
-    if let Err(err) = sync_tree(&step.root, &copy) {
+    if let Err(err) = prepare_copy(step, &target, &probe) {
         progress.say(&format!("could not copy the repository: {err}"));
         return Found::Nothing;
     }
@@ -121,6 +121,23 @@ pub fn find<'a>(
         }
     }
     best.map_or(Found::Nothing, Found::Culprit)
+}
+
+/// Says the probe folder was seeded from the participant's build.
+const SEEDED: &str = "seeded";
+
+/// Brings the copy of the repository up to date, and, the first time, its
+/// build folder from the participant's (an older probe folder, built from
+/// nothing, is replaced).
+fn prepare_copy(step: &Step, target: &Path, probe: &Path) -> Result<(), String> {
+    if !probe.join(SEEDED).is_file() {
+        let _ = fs::remove_dir_all(probe);
+        sync_tree(&step.root, &probe.join("workspace"))?;
+        seed::seed(target, &probe.join("target"))?;
+        fs::write(probe.join(SEEDED), "").map_err(|err| format!("{err}"))?;
+        return Ok(());
+    }
+    sync_tree(&step.root, &probe.join("workspace"))
 }
 
 /// The failing tests to rerun: the quickest first, hangs last.
@@ -211,8 +228,10 @@ fn rerun_in_copy(
 }
 
 /// Makes `to` a copy of the repository's sources at `from`, writing only
-/// the files that differ, so the copy's build stays incremental. Build
-/// output, git's folder and the book are left out.
+/// the files that differ, so the copy's build stays incremental. A file new
+/// to the copy keeps its time, so that the participant's build output,
+/// seeded into the copy's, is fresh for it; a changed one is written now.
+/// Build output, git's folder and the book are left out.
 fn sync_tree(from: &Path, to: &Path) -> Result<(), String> {
     fs::create_dir_all(to).map_err(|err| format!("{}: {err}", to.display()))?;
     for entry in fs::read_dir(from)
@@ -227,11 +246,13 @@ fn sync_tree(from: &Path, to: &Path) -> Result<(), String> {
             continue;
         }
         let dest = to.join(&name);
+        let failed = |err: std::io::Error| format!("{}: {err}", path.display());
         if path.is_dir() {
             sync_tree(&path, &dest)?;
+        } else if !dest.exists() {
+            seed::copy_with_times(&path, &dest).map_err(failed)?;
         } else if fs::read(&path).ok() != fs::read(&dest).ok() {
-            fs::copy(&path, &dest)
-                .map_err(|err| format!("{}: {err}", path.display()))?;
+            fs::copy(&path, &dest).map_err(failed)?;
         }
     }
     Ok(())
