@@ -24,6 +24,10 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+mod processes;
+
+pub use processes::{adopt_orphans, end_everything_on_interrupt};
+
 /// How long one test may run. Far longer than any correct test needs,
 /// even with both cores busy, and longer than the tests' own guard
 /// (`HANG_LIMIT`, 20 s), so a test that guards itself fails with its own
@@ -169,13 +173,14 @@ pub fn build_tests(
     for file in files {
         args.extend(["--test", file.as_str()]);
     }
-    let mut child = cargo
-        .command(&args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|err| format!("could not run cargo: {err}"))?;
+    let mut child = processes::spawn_cargo(
+        cargo
+            .command(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|err| format!("could not run cargo: {err}"))?;
     let stderr = read_in_background(child.stderr.take());
     let messages = lines_in_background(child.stdout.take());
     let mut binaries = Vec::new();
@@ -207,9 +212,9 @@ pub fn build_tests(
             last_said = Instant::now();
         }
     }
-    let status = child
-        .wait()
-        .map_err(|err| format!("cargo did not end: {err}"))?;
+    let status = child.wait();
+    processes::forget_cargo(&child);
+    let status = status.map_err(|err| format!("cargo did not end: {err}"))?;
     if status.success() {
         return Ok(Ok(binaries));
     }
@@ -320,6 +325,9 @@ pub enum Outcome {
     OutOfMemory(String),
     /// It ended some other way: aborted, or killed by a signal.
     Crashed(String),
+    /// Its process ended with success before the test did: libtest never
+    /// said it passed (what it printed).
+    EndedEarly(String),
 }
 
 impl Outcome {
@@ -334,7 +342,8 @@ impl Outcome {
             Outcome::Failed(text)
             | Outcome::StackOverflow(text)
             | Outcome::OutOfMemory(text)
-            | Outcome::Crashed(text) => text,
+            | Outcome::Crashed(text)
+            | Outcome::EndedEarly(text) => text,
         }
     }
 
@@ -351,6 +360,9 @@ impl Outcome {
                 format!("used more than {MEMORY_LIMIT_GIB} GiB: stopped")
             }
             Outcome::Crashed(_) => "crashed".to_owned(),
+            Outcome::EndedEarly(_) => {
+                "ended its process before it finished".to_owned()
+            }
         }
     }
 }
@@ -541,14 +553,20 @@ fn run_one(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    in_a_process_group_of_its_own(&mut command);
-    let outcome = match command.spawn() {
+    let outcome = match processes::spawn_test(&mut command) {
         Ok(mut child) => {
             let stdout = read_in_background(child.stdout.take());
             let stderr = read_in_background(child.stderr.take());
             let status = wait_until(&mut child, settings.deadline, stop);
             // Also ends what the test started (a demo, a server) and left.
-            end_process_group(&mut child);
+            let escaped = processes::end_test(&mut child);
+            if !escaped.is_empty() {
+                eprintln!(
+                    "{}: ended what it left running outside its process group: {}",
+                    case.id(),
+                    escaped.join(", ")
+                );
+            }
             let (stdout, stderr) = (collect(&stdout), collect(&stderr));
             match status {
                 Waited::Stopped => return None,
@@ -592,7 +610,13 @@ fn wait_until(child: &mut Child, deadline: Duration, stop: &AtomicBool) -> Waite
 /// How a test ended, from its exit status and what it printed.
 fn classify(status: ExitStatus, stdout: &str, stderr: &str, name: &str) -> Outcome {
     if status.success() {
-        return Outcome::Passed;
+        // Something the test called may have ended the whole process
+        // (`std::process::exit(0)`) before the test could fail.
+        return if stdout.contains(PASSED) {
+            Outcome::Passed
+        } else {
+            Outcome::EndedEarly(tail(&format!("{stdout}{stderr}"), 15))
+        };
     }
     if stderr.contains("has overflowed its stack") {
         return Outcome::StackOverflow(panic_lines(stderr, name));
@@ -609,6 +633,9 @@ fn classify(status: ExitStatus, stdout: &str, stderr: &str, name: &str) -> Outco
     }
     Outcome::Crashed(panic_lines(stderr, name))
 }
+
+/// What libtest prints once the one test it ran has passed.
+const PASSED: &str = "test result: ok. 1 passed;";
 
 /// The first changed lines of a snapshot that no longer matches, from the
 /// table insta prints on stdout; its panic message alone says only that
@@ -737,29 +764,6 @@ fn collect(text: &Receiver<String>) -> String {
         .unwrap_or_default()
 }
 
-/// On Unix, a test runs in a process group of its own, so that stopping it
-/// stops the demos and servers it started as well.
-#[cfg(unix)]
-fn in_a_process_group_of_its_own(command: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    command.process_group(0);
-}
-
-#[cfg(not(unix))]
-fn in_a_process_group_of_its_own(_command: &mut Command) {}
-
-/// Kills the child, if still running, and everything in its group, then
-/// reaps it.
-fn end_process_group(child: &mut Child) {
-    #[cfg(unix)]
-    {
-        use rustix::process::{Pid, Signal, kill_process_group};
-        let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
 /// While one lives, each process this one starts may use
 /// `MEMORY_LIMIT_GIB` of data (its heap), on Linux: the limit is set on this
 /// process, and a child inherits it the moment it exists. (Set on a child
@@ -810,6 +814,8 @@ impl Drop for MemoryCap {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     /// Tells `misbehaves_when_asked` what to do, in the process the tests
@@ -838,6 +844,44 @@ mod tests {
                 assert!(huge.capacity() > 0);
             }
             Ok("panic") => panic!("the timer fired 3 ms early"),
+            Ok("exit") => std::process::exit(0),
+            Ok("note-pid-and-hang") => {
+                let file = env::var(PID_FILE).expect("where to note the pid");
+                fs::write(file, std::process::id().to_string()).expect("a pid file");
+                loop {
+                    thread::sleep(Duration::from_secs(1));
+                }
+            }
+            Ok("escape") => {
+                // A grandchild in a group of its own, left running.
+                let mut escapee = Command::new(env::current_exe().expect("myself"));
+                escapee
+                    .args(["runner::tests::misbehaves_when_asked", "--exact"])
+                    .env(ASK, "note-pid-and-hang")
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null());
+                processes::in_a_process_group_of_its_own(&mut escapee);
+                let _ = escapee.spawn().expect("the escapee starts");
+                let file = env::var(PID_FILE).expect("where the pid is noted");
+                while fs::read_to_string(&file).map_or(true, |pid| pid.is_empty()) {
+                    thread::sleep(Duration::from_millis(20));
+                }
+            }
+            Ok("check-with-escape") => {
+                // `check` in small: a test that leaves a process behind.
+                adopt_orphans();
+                let _ = run_tests(
+                    &[myself()],
+                    &check_settings("escape"),
+                    &Progress::new(true),
+                );
+            }
+            Ok("check-and-hang") => {
+                // `check` in small: a test that never ends, and an interrupt.
+                end_everything_on_interrupt();
+                let settings = check_settings("note-pid-and-hang");
+                let _ = run_tests(&[myself()], &settings, &Progress::new(true));
+            }
             Ok("where") => {
                 panic!("the workspace: {}", crate::workspace_root().display())
             }
@@ -845,12 +889,19 @@ mod tests {
         }
     }
 
-    fn run_asking(what: &str, deadline: Duration) -> Outcome {
-        let case = TestCase {
+    /// Where a misbehaving test notes its process id.
+    const PID_FILE: &str = "WORKSHOP_RUNNER_PID_FILE";
+
+    fn myself() -> TestCase {
+        TestCase {
             file: "lib".to_owned(),
             name: "runner::tests::misbehaves_when_asked".to_owned(),
             binary: env::current_exe().expect("the test executable"),
-        };
+        }
+    }
+
+    fn run_asking(what: &str, deadline: Duration) -> Outcome {
+        let case = myself();
         let settings = Settings {
             package_dir: env::current_dir().expect("a current folder"),
             deadline,
@@ -943,6 +994,126 @@ mod tests {
             message.contains(&format!("the workspace: {}", copy.display())),
             "{message}"
         );
+    }
+
+    /// How `check` in small runs this test, asking `what` of it.
+    fn check_settings(what: &str) -> Settings {
+        let file = env::var(PID_FILE).expect("where to note the pid");
+        Settings {
+            package_dir: env::current_dir().expect("a current folder"),
+            deadline: TEST_DEADLINE,
+            env: vec![
+                (ASK.to_owned(), what.to_owned()),
+                (PID_FILE.to_owned(), file),
+            ],
+            enough_hangs: None,
+        }
+    }
+
+    /// Runs this test as `check` in small, asking `what` of it.
+    fn check_in_small(what: &str, file: &Path) -> Child {
+        Command::new(env::current_exe().expect("myself"))
+            .args(["runner::tests::misbehaves_when_asked", "--exact"])
+            .env(ASK, what)
+            .env(PID_FILE, file)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("check in small starts")
+    }
+
+    /// Ends `pid` if it still runs: a failed test leaves nothing behind.
+    #[cfg(target_os = "linux")]
+    fn kill(pid: u32) {
+        if let Some(pid) = i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ =
+                rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+
+    /// A file for a test's process id, empty.
+    fn pid_file(name: &str) -> PathBuf {
+        let file =
+            env::temp_dir().join(format!("runner-{name}-{}", std::process::id()));
+        fs::write(&file, "").expect("a pid file");
+        file
+    }
+
+    /// Waits until the pid file says the test runs, at most a minute.
+    fn noted_pid(file: &Path) -> u32 {
+        for _ in 0..3000 {
+            if let Ok(pid) = fs::read_to_string(file).unwrap_or_default().parse() {
+                return pid;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        panic!("the test never noted its pid in {}", file.display());
+    }
+
+    #[cfg(target_os = "linux")]
+    fn is_alive(pid: u32) -> bool {
+        // A zombie has ended: only its parent has yet to hear of it.
+        fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit(')')
+                .next()
+                .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+        })
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_interrupt_ends_the_tests_it_started() {
+        let file = pid_file("interrupt");
+        let mut check = check_in_small("check-and-hang", &file);
+        let test = noted_pid(&file);
+        let check_pid = rustix::process::Pid::from_child(&check);
+        rustix::process::kill_process(check_pid, rustix::process::Signal::INT)
+            .expect("the interrupt is sent");
+        let status = check.wait().expect("check ends");
+        let _ = fs::remove_file(&file);
+        let ended = (0..250).any(|_| {
+            thread::sleep(Duration::from_millis(20));
+            !is_alive(test)
+        });
+        kill(test);
+        assert!(
+            ended,
+            "the test {test} outlived the interrupted check ({status})"
+        );
+        assert_eq!(
+            status.code(),
+            Some(130),
+            "check exits as Ctrl-C would have it"
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_process_that_left_its_tests_group_is_ended() {
+        let file = pid_file("escape");
+        let status = check_in_small("check-with-escape", &file)
+            .wait()
+            .expect("check ends");
+        let escapee = noted_pid(&file);
+        let _ = fs::remove_file(&file);
+        let ended = (0..250).any(|_| {
+            thread::sleep(Duration::from_millis(20));
+            !is_alive(escapee)
+        });
+        kill(escapee);
+        assert!(
+            ended,
+            "the escaped process {escapee} outlived check ({status})"
+        );
+    }
+
+    #[test]
+    fn a_test_that_ends_its_process_with_success_has_not_passed() {
+        let outcome = run_asking("exit", TEST_DEADLINE);
+        assert!(matches!(outcome, Outcome::EndedEarly(_)), "{outcome:?}");
     }
 
     #[test]

@@ -341,7 +341,7 @@ fn telling(run: &TestRun) -> u8 {
     match run.outcome {
         Outcome::StackOverflow(_) => 0,
         Outcome::OutOfMemory(_) => 1,
-        Outcome::Failed(_) if !run.hung() => 2,
+        Outcome::Failed(_) | Outcome::EndedEarly(_) if !run.hung() => 2,
         Outcome::Crashed(_) => 3,
         _ => 4,
     }
@@ -465,6 +465,13 @@ fn describe(run: &TestRun) -> String {
         ),
         Outcome::Crashed(message) => format!(
             "{id} crashed (its process ended abruptly). It printed:\n\n{}",
+            indent(&readable::shorten(message))
+        ),
+        Outcome::EndedEarly(message) => format!(
+            "{id} did not finish: its process ended, with success, before the \
+             test did, so it asserted nothing. Something it called ended the \
+             whole program (`std::process::exit`?) where it should return. \
+             It printed last:\n\n{}",
             indent(&readable::shorten(message))
         ),
     }

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use workshop_tests::runner::Progress;
+use workshop_tests::runner::{self, Progress};
 use workshop_tests::track::{self, Marked};
 
 use check::check;
@@ -105,6 +105,8 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         (["check", n], false) => {
             let step = Step::find(&find_root(&here)?, n)?;
+            runner::end_everything_on_interrupt();
+            runner::adopt_orphans();
             let checked = check(&step, None, &Progress::new(false))?;
             println!("{}", checked.report);
             Ok(if checked.passed {
@@ -122,7 +124,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             status(&find_root(&here)?);
             Ok(ExitCode::SUCCESS)
         }
-        (["verify", numbers @ ..], false) => verify(&find_root(&here)?, numbers),
+        (["verify", numbers @ ..], false) => {
+            runner::end_everything_on_interrupt();
+            runner::adopt_orphans();
+            verify(&find_root(&here)?, numbers)
+        }
         ([], _) => Err(format!("which command?\n\n{USAGE}")),
         ([command @ ("start" | "check" | "reset")], _) => Err(format!(
             "`cargo workshop {command}` needs a step number, 1 to 8\n\n{}",
