@@ -42,6 +42,20 @@ pub const MEMORY_LIMIT_GIB: u64 = 1;
 /// only make the timing tests' measurements noisier.
 const AT_ONCE: usize = 2;
 
+/// How many may run at once while those running all seem stuck: a test
+/// that never ends (most wait, asleep, for a wake-up) must not keep a
+/// quick one from running.
+const AT_MOST: usize = 4;
+
+/// A test running this long may be stuck: if all running are, one more
+/// starts beside them (up to `AT_MOST`).
+const SLOW: Duration = Duration::from_secs(5);
+
+/// How long each test left may run once enough tests never ended
+/// (`Settings::enough_hangs`): a correct test takes far less, and the
+/// verdict comes within a minute even if every test hangs.
+pub const HURRIED: Duration = Duration::from_secs(5);
+
 /// How often a long build or test run says it is still going.
 const TICK: Duration = Duration::from_secs(10);
 
@@ -154,13 +168,30 @@ pub struct CompileError {
     pub message: String,
 }
 
-/// Builds the `workshop-tests` test files `files`: their executables, or
-/// the first compile error.
+/// What building the tests made: their executables, and the compiler's
+/// warnings.
+#[derive(Debug, Clone, Default)]
+pub struct Built {
+    pub binaries: Vec<TestBinary>,
+    pub warnings: Vec<Warning>,
+}
+
+/// A compiler warning: where (a path relative to the workspace, a line),
+/// and the compiler's own text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub file: String,
+    pub line: usize,
+    pub rendered: String,
+}
+
+/// Builds the `workshop-tests` test files `files`: their executables and
+/// the compiler's warnings, or the first compile error.
 pub fn build_tests(
     cargo: &Cargo,
     files: &[String],
     progress: &Progress,
-) -> Result<Result<Vec<TestBinary>, CompileError>, String> {
+) -> Result<Result<Built, CompileError>, String> {
     let mut args = vec![
         "test",
         "-p",
@@ -184,6 +215,7 @@ pub fn build_tests(
     let stderr = read_in_background(child.stderr.take());
     let messages = lines_in_background(child.stdout.take());
     let mut binaries = Vec::new();
+    let mut warnings = Vec::new();
     let mut first_error = None;
     let mut last_built = String::from("nothing yet");
     let mut last_said = Instant::now();
@@ -203,6 +235,11 @@ pub fn build_tests(
                 if first_error.is_none() {
                     first_error = compile_error(&message);
                 }
+                if let Some(warning) = warning(&message) {
+                    if !warnings.contains(&warning) {
+                        warnings.push(warning);
+                    }
+                }
             }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
@@ -216,7 +253,7 @@ pub fn build_tests(
     processes::forget_cargo(&child);
     let status = status.map_err(|err| format!("cargo did not end: {err}"))?;
     if status.success() {
-        return Ok(Ok(binaries));
+        return Ok(Ok(Built { binaries, warnings }));
     }
     Ok(Err(first_error.unwrap_or_else(|| CompileError {
         package_dir: None,
@@ -236,6 +273,24 @@ fn test_binary(message: &serde_json::Value) -> Option<TestBinary> {
     Some(TestBinary {
         file: target["name"].as_str()?.to_owned(),
         path: PathBuf::from(message["executable"].as_str()?),
+    })
+}
+
+/// The warning a `compiler-message` message carries, if it is one, where
+/// its main span is.
+fn warning(message: &serde_json::Value) -> Option<Warning> {
+    let diagnostic = &message["message"];
+    if message["reason"] != "compiler-message" || diagnostic["level"] != "warning" {
+        return None;
+    }
+    let span = diagnostic["spans"]
+        .as_array()?
+        .iter()
+        .find(|span| span["is_primary"] == true)?;
+    Some(Warning {
+        file: span["file_name"].as_str()?.to_owned(),
+        line: usize::try_from(span["line_start"].as_u64()?).ok()?,
+        rendered: diagnostic["rendered"].as_str()?.trim_end().to_owned(),
     })
 }
 
@@ -399,8 +454,10 @@ pub struct Settings {
     pub package_dir: PathBuf,
     pub deadline: Duration,
     pub env: Vec<(String, String)>,
-    /// Once this many tests hung, the others are left out, those running
-    /// stopped: the step surely hangs, and each more would cost a deadline.
+    /// Once this many tests hung, each test left may run only `HURRIED`,
+    /// and is left out if it runs longer: the step surely hangs, and each
+    /// more hang would cost a deadline, but a quick failure may still name
+    /// the function.
     pub enough_hangs: Option<usize>,
 }
 
@@ -416,7 +473,7 @@ impl Settings {
 }
 
 /// The tests that ran, in the order asked, and those left out after
-/// `enough_hangs`.
+/// `enough_hangs` (stopped after `HURRIED`).
 #[derive(Debug, Clone)]
 pub struct Ran {
     pub runs: Vec<TestRun>,
@@ -427,12 +484,12 @@ pub struct Ran {
 enum Event {
     Started(String),
     Finished(TestRun),
-    /// Stopped before it ended, because enough tests hung.
+    /// Stopped after `HURRIED`, because enough tests hung.
     LeftOut(String),
 }
 
-/// Runs every test in `cases`, `AT_ONCE` at a time, each in a process of
-/// its own.
+/// Runs every test in `cases`, `AT_ONCE` at a time (more while those
+/// running seem stuck), each in a process of its own.
 pub fn run_tests(
     cases: &[TestCase],
     settings: &Settings,
@@ -440,12 +497,30 @@ pub fn run_tests(
 ) -> Ran {
     let _capped = MemoryCap::new();
     let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
-    let stop = Arc::new(AtomicBool::new(false));
-    let received = start_workers(&queue, &stop, settings);
+    let hurry = Arc::new(AtomicBool::new(false));
+    let (sender, received) = mpsc::channel();
+    for _ in 0..AT_ONCE {
+        start_worker(&queue, &hurry, settings, sender.clone());
+    }
+    let (mut workers, mut more_workers) = (AT_ONCE, Some(sender));
     let mut runs: Vec<TestRun> = Vec::new();
     let mut running: Vec<(String, Instant)> = Vec::new();
     let mut last_said = Instant::now();
     loop {
+        if is_empty(&queue) {
+            // None needed: the workers' own senders keep the channel open
+            // until the last one ends.
+            more_workers = None;
+        }
+        let all_slow = !running.is_empty()
+            && running.iter().all(|(_, since)| since.elapsed() >= SLOW);
+        if let Some(sender) = more_workers
+            .as_ref()
+            .filter(|_| all_slow && workers < AT_MOST)
+        {
+            start_worker(&queue, &hurry, settings, sender.clone());
+            workers += 1;
+        }
         match received.recv_timeout(Duration::from_secs(1)) {
             Ok(Event::Started(id)) => running.push((id, Instant::now())),
             Ok(Event::LeftOut(id)) => running.retain(|(other, _)| *other != id),
@@ -458,9 +533,9 @@ pub fn run_tests(
                 runs.push(run);
                 let hangs = runs.iter().filter(|run| run.hung()).count();
                 if settings.enough_hangs.is_some_and(|enough| hangs >= enough)
-                    && !stop.swap(true, Ordering::SeqCst)
+                    && !hurry.swap(true, Ordering::SeqCst)
                 {
-                    leave_out_the_rest(&queue, running.len(), progress);
+                    say_hurried(&queue, progress);
                 }
             }
             Err(RecvTimeoutError::Timeout) => {}
@@ -480,49 +555,41 @@ pub fn run_tests(
     Ran { runs, not_run }
 }
 
-/// `AT_ONCE` threads that run the queued tests one by one until the queue
-/// is empty, each telling what it starts and how that ended.
-fn start_workers(
+/// A thread that runs the queued tests one by one until the queue is
+/// empty, telling what it starts and how that ended.
+fn start_worker(
     queue: &Arc<Mutex<VecDeque<TestCase>>>,
-    stop: &Arc<AtomicBool>,
+    hurry: &Arc<AtomicBool>,
     settings: &Settings,
-) -> Receiver<Event> {
-    let (events, received) = mpsc::channel();
-    for _ in 0..AT_ONCE {
-        let (queue, stop) = (Arc::clone(queue), Arc::clone(stop));
-        let events = events.clone();
-        let settings = settings.clone();
-        thread::spawn(move || {
-            while let Some(case) = next_case(&queue) {
-                let _ = events.send(Event::Started(case.id()));
-                let _ = events.send(match run_one(&case, &settings, &stop) {
-                    Some(run) => Event::Finished(run),
-                    None => Event::LeftOut(case.id()),
-                });
-            }
-        });
-    }
-    received
+    events: mpsc::Sender<Event>,
+) {
+    let (queue, hurry) = (Arc::clone(queue), Arc::clone(hurry));
+    let settings = settings.clone();
+    thread::spawn(move || {
+        while let Some(case) = next_case(&queue) {
+            let _ = events.send(Event::Started(case.id()));
+            let _ = events.send(match run_one(&case, &settings, &hurry) {
+                Some(run) => Event::Finished(run),
+                None => Event::LeftOut(case.id()),
+            });
+        }
+    });
 }
 
 fn next_case(queue: &Mutex<VecDeque<TestCase>>) -> Option<TestCase> {
     queue.lock().ok()?.pop_front()
 }
 
-fn leave_out_the_rest(
-    queue: &Mutex<VecDeque<TestCase>>,
-    running: usize,
-    progress: &Progress,
-) {
-    let Ok(mut queue) = queue.lock() else { return };
-    if queue.is_empty() && running == 0 {
-        return;
-    }
+fn is_empty(queue: &Mutex<VecDeque<TestCase>>) -> bool {
+    queue.lock().map_or(true, |queue| queue.is_empty())
+}
+
+fn say_hurried(queue: &Mutex<VecDeque<TestCase>>, progress: &Progress) {
+    let left = queue.lock().map_or(0, |queue| queue.len());
     progress.say(&format!(
-        "tests never end: the {} not started are left out, the {running} running stopped",
-        queue.len()
+        "tests never end: each of the {left} left, and those running, may run {} s more",
+        HURRIED.as_secs()
     ));
-    queue.clear();
 }
 
 fn still_running(running: &[(String, Instant)], done: usize, all: usize) -> String {
@@ -534,11 +601,11 @@ fn still_running(running: &[(String, Instant)], done: usize, all: usize) -> Stri
 }
 
 /// Runs one test alone, stopped at the deadline, memory limited.
-/// `None` if `stop` was raised while it ran.
+/// `None` if it was stopped after `HURRIED`, once `hurry` was raised.
 fn run_one(
     case: &TestCase,
     settings: &Settings,
-    stop: &AtomicBool,
+    hurry: &AtomicBool,
 ) -> Option<TestRun> {
     let began = Instant::now();
     let mut command = Command::new(&case.binary);
@@ -557,7 +624,7 @@ fn run_one(
         Ok(mut child) => {
             let stdout = read_in_background(child.stdout.take());
             let stderr = read_in_background(child.stderr.take());
-            let status = wait_until(&mut child, settings.deadline, stop);
+            let status = wait_until(&mut child, settings.deadline, hurry);
             // Also ends what the test started (a demo, a server) and left.
             let escaped = processes::end_test(&mut child);
             if !escaped.is_empty() {
@@ -592,13 +659,20 @@ enum Waited {
     Stopped,
 }
 
-/// Waits for the child to end, at most until `deadline` or `stop`.
-fn wait_until(child: &mut Child, deadline: Duration, stop: &AtomicBool) -> Waited {
+/// Waits for the child to end, at most until `deadline`, or `HURRIED` once
+/// `hurry` is raised (counted from then, for a test already running).
+fn wait_until(child: &mut Child, deadline: Duration, hurry: &AtomicBool) -> Waited {
     let began = Instant::now();
+    let mut hurried: Option<Instant> = None;
     loop {
+        if hurried.is_none() && hurry.load(Ordering::SeqCst) {
+            hurried = Some(Instant::now());
+        }
         match child.try_wait() {
             Ok(Some(status)) => return Waited::Exited(status),
-            _ if stop.load(Ordering::SeqCst) => return Waited::Stopped,
+            _ if hurried.is_some_and(|since| since.elapsed() >= HURRIED) => {
+                return Waited::Stopped;
+            }
             Ok(None) if began.elapsed() < deadline => {
                 thread::sleep(Duration::from_millis(20));
             }
@@ -845,6 +919,18 @@ mod tests {
             }
             Ok("panic") => panic!("the timer fired 3 ms early"),
             Ok("exit") => std::process::exit(0),
+            Ok("two-hang-then-one-fails") => {
+                // The first two processes to ask hang, the third fails.
+                let dir = PathBuf::from(env::var(PID_FILE).expect("a folder"));
+                let place =
+                    (1..).find(|n| fs::create_dir(dir.join(format!("{n}"))).is_ok());
+                if place < Some(3) {
+                    loop {
+                        thread::sleep(Duration::from_secs(1));
+                    }
+                }
+                panic!("the timer fired 3 ms early");
+            }
             Ok("note-pid-and-hang") => {
                 let file = env::var(PID_FILE).expect("where to note the pid");
                 fs::write(file, std::process::id().to_string()).expect("a pid file");
@@ -1108,6 +1194,33 @@ mod tests {
             ended,
             "the escaped process {escapee} outlived check ({status})"
         );
+    }
+
+    #[test]
+    fn tests_that_never_end_do_not_keep_a_quick_one_from_running() {
+        let places =
+            env::temp_dir().join(format!("runner-places-{}", std::process::id()));
+        fs::create_dir_all(&places).expect("a folder");
+        let settings = Settings {
+            package_dir: env::current_dir().expect("a current folder"),
+            deadline: Duration::from_secs(8),
+            env: vec![
+                (ASK.to_owned(), "two-hang-then-one-fails".to_owned()),
+                (PID_FILE.to_owned(), places.display().to_string()),
+            ],
+            enough_hangs: Some(2),
+        };
+        let ran = run_tests(
+            &[myself(), myself(), myself()],
+            &settings,
+            &Progress::new(true),
+        );
+        let _ = fs::remove_dir_all(&places);
+        let quick = ran
+            .runs
+            .iter()
+            .any(|run| run.outcome.message().contains("3 ms early"));
+        assert!(quick, "the quick test did not run: {ran:?}");
     }
 
     #[test]

@@ -202,9 +202,10 @@ fn rerun_in_copy(
     let mut files: Vec<String> =
         cases.iter().map(|case| case.file.clone()).collect();
     files.dedup();
-    let Ok(Ok(binaries)) = runner::build_tests(cargo, &files, progress) else {
+    let Ok(Ok(built)) = runner::build_tests(cargo, &files, progress) else {
         return Vec::new();
     };
+    let binaries = built.binaries;
     let in_copy: Vec<TestCase> = cases
         .iter()
         .filter_map(|case| {
