@@ -7,7 +7,9 @@
 //! run time: `workshop_tests::workspace_root`), so the copy can start
 //! from the participant's build as it is. Cargo finds it fresh where the
 //! copy's sources are the same (`probe::sync_tree` keeps their times) and
-//! rebuilds only the step the probe changes, and the tests.
+//! rebuilds only the step the probe changes, and the tests. It is seeded
+//! again at each probe, so what the participant's check has just built is
+//! never built again in the copy.
 //!
 //! Sharing a file must never let the participant's build see the probe's
 //! version of their step. What rustc and the linker write (libraries,
@@ -28,7 +30,11 @@ const PROFILE: &str = "debug";
 /// incremental caches: the copy makes its own for what it rebuilds).
 const OUTPUT: [&str; 3] = ["deps", "build", ".fingerprint"];
 
-/// Fills `to` (the probe's target folder) from `from` (the participant's).
+/// Fills `to` (the probe's target folder) from `from` (the participant's),
+/// replacing what the probe built there before: the participant's build is
+/// of their code as it is now, so what is left to build is only what the
+/// probe changes. (What the probe built that the participant never did
+/// stays, with Cargo's fingerprints for it.)
 pub fn seed(from: &Path, to: &Path) -> Result<(), String> {
     for folder in OUTPUT {
         place(
@@ -50,10 +56,8 @@ fn place(from: &Path, to: &Path) -> Result<(), String> {
         }
         return Ok(());
     }
-    if to.exists() {
-        return Ok(());
-    }
     if is_replaced_whole(from) {
+        let _ = fs::remove_file(to);
         fs::hard_link(from, to).or_else(|_| copy_with_times(from, to))
     } else {
         copy_with_times(from, to)
@@ -82,7 +86,15 @@ fn is_replaced_whole(path: &Path) -> bool {
 /// with the sources' to tell what is fresh.
 pub fn copy_with_times(from: &Path, to: &Path) -> std::io::Result<()> {
     fs::copy(from, to)?;
+    same_time(from, to)
+}
+
+/// Gives `to` the time `from` was last written.
+pub fn same_time(from: &Path, to: &Path) -> std::io::Result<()> {
     let written = fs::metadata(from)?.modified()?;
+    if fs::metadata(to)?.modified()? == written {
+        return Ok(());
+    }
     fs::File::options()
         .write(true)
         .open(to)?
