@@ -769,6 +769,28 @@ mod tests {
         assert!(report.contains(&warnings[0].rendered), "{report}");
     }
 
+    /// What a test that unwraps `block_on`'s lost wake-up shows, as
+    /// `check` shows it, for each step that has one.
+    macro_rules! an_unwrapped_lost_wake_up {
+        ($($step:ident),*) => {[$({
+            let event_loop = std::rc::Rc::new($step::EventLoop::new().expect("a loop"));
+            // Nothing will ever wake it: a lost wake-up.
+            let error = event_loop.block_on(std::future::pending::<()>()).unwrap_err();
+            readable::shorten(&format!(
+                "called `Result::unwrap()` on an `Err` value: {error:?}"
+            ))
+        }),*]};
+    }
+
+    #[test]
+    fn an_unwrapped_lost_wake_up_shows_its_explanation_whole() {
+        for shown in an_unwrapped_lost_wake_up!(step05, step06, step07, step08) {
+            assert!(shown.contains("no task can ever be woken again"), "{shown}");
+            assert!(shown.contains("nothing holds its waker"), "{shown}");
+            assert!(!shown.contains("more characters"), "{shown}");
+        }
+    }
+
     #[test]
     fn a_compile_error_in_the_step_itself_is_the_steps() {
         let report = does_not_compile(&step("3"), &error_in("step03-sleep")).report;
