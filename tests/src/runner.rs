@@ -457,7 +457,8 @@ pub struct Settings {
     /// Once this many tests hung, each test left may run only `HURRIED`,
     /// and is left out if it runs longer: the step surely hangs, and each
     /// more hang would cost a deadline, but a quick failure may still name
-    /// the function.
+    /// the function. So too, when set, once every test has started, those
+    /// running all seem stuck, and one failed with a message.
     pub enough_hangs: Option<usize>,
 }
 
@@ -514,6 +515,21 @@ pub fn run_tests(
         }
         let all_slow = !running.is_empty()
             && running.iter().all(|(_, since)| since.elapsed() >= SLOW);
+        // All quick tests done, one failed with a message: that names the
+        // mistake better than the slow ones left would, so they are hurried.
+        let failed_quickly =
+            runs.iter().any(|run| !run.outcome.passed() && !run.hung());
+        if settings.enough_hangs.is_some()
+            && all_slow
+            && failed_quickly
+            && is_empty(&queue)
+            && !hurry.swap(true, Ordering::SeqCst)
+        {
+            progress.say(&format!(
+                "a test failed, and those still running may be stuck: they may run {} s more",
+                HURRIED.as_secs()
+            ));
+        }
         if let Some(sender) = more_workers
             .as_ref()
             .filter(|_| all_slow && workers < AT_MOST)
