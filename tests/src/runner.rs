@@ -935,12 +935,14 @@ mod tests {
             }
             Ok("panic") => panic!("the timer fired 3 ms early"),
             Ok("exit") => std::process::exit(0),
-            Ok("two-hang-then-one-fails") => {
-                // The first two processes to ask hang, the third fails.
+            Ok(order @ ("two-hang-then-one-fails" | "one-fails-then-one-hangs")) => {
+                // The first two processes to ask hang, the third fails; or
+                // the first fails, the second hangs.
                 let dir = PathBuf::from(env::var(PID_FILE).expect("a folder"));
                 let place =
                     (1..).find(|n| fs::create_dir(dir.join(format!("{n}"))).is_ok());
-                if place < Some(3) {
+                let fails = if order.starts_with("two") { 3 } else { 1 };
+                if place != Some(fails) {
                     loop {
                         thread::sleep(Duration::from_secs(1));
                     }
@@ -1237,6 +1239,31 @@ mod tests {
             .iter()
             .any(|run| run.outcome.message().contains("3 ms early"));
         assert!(quick, "the quick test did not run: {ran:?}");
+    }
+
+    #[test]
+    fn once_one_failed_and_all_have_started_a_test_that_never_ends_is_not_waited_for()
+     {
+        let places =
+            env::temp_dir().join(format!("runner-order-{}", std::process::id()));
+        fs::create_dir_all(&places).expect("a folder");
+        let settings = Settings {
+            package_dir: env::current_dir().expect("a current folder"),
+            deadline: Duration::from_secs(60),
+            env: vec![
+                (ASK.to_owned(), "one-fails-then-one-hangs".to_owned()),
+                (PID_FILE.to_owned(), places.display().to_string()),
+            ],
+            enough_hangs: Some(2),
+        };
+        let began = Instant::now();
+        // Two names for the same test, as `check` never runs one twice.
+        let mut other = myself();
+        other.file = "lib-again".to_owned();
+        let ran = run_tests(&[myself(), other], &settings, &Progress::new(true));
+        let _ = fs::remove_dir_all(&places);
+        assert_eq!(ran.runs.len(), 1, "{ran:?}");
+        assert!(began.elapsed() < Duration::from_secs(50), "{ran:?}");
     }
 
     #[test]
