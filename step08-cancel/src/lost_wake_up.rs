@@ -11,7 +11,6 @@ use std::panic::Location;
 /// them (or no task is left at all, though `block_on`'s never finished),
 /// and the loop has nothing else to wait for. `block_on` returns it,
 /// inside an `io::Error`, instead of waiting for ever.
-#[derive(Debug)]
 pub struct LostWakeUp {
     tasks: Vec<StuckTask>,
 }
@@ -102,6 +101,14 @@ impl fmt::Display for Stuck {
 }
 
 impl Error for LostWakeUp {}
+
+/// As its message: `unwrap()` and `expect()` show an error by `Debug`, and
+/// a test that unwraps `block_on`'s result should say what this one says.
+impl fmt::Debug for LostWakeUp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
 
 /// Where a task was spawned, in debug builds, which is how `cargo run` and
 /// `cargo test` build: the error can point at the line. Release builds

@@ -168,9 +168,16 @@ pub fn files_below(dir: &Path) -> Vec<String> {
     files
 }
 
-/// The repository's root folder, where the workspace `Cargo.toml` is.
+/// The repository's root folder, where the workspace `Cargo.toml` is: the
+/// folder above the package's, as Cargo names it to the test or program it
+/// runs, else as it named it to the build. At run time first: `cargo
+/// workshop check` runs tests in a copy of the repository with what the
+/// participant's build compiled, so this library may have been built for
+/// another folder than the one it runs in.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    let package = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
+    package
         .parent()
         .expect("the tests package sits one folder below the root")
         .to_path_buf()

@@ -29,7 +29,11 @@ pub fn shorten(message: &str) -> String {
                 continue;
             }
         }
-        out.push(cut(lines[index]));
+        out.push(if is_prose(lines[index]) {
+            lines[index].to_owned()
+        } else {
+            cut(lines[index])
+        });
         index += 1;
     }
     out.join("\n")
@@ -111,6 +115,21 @@ fn items(value: &str) -> Option<Vec<&str>> {
     Some(found)
 }
 
+/// Whether a line reads as sentences (a test's explanation, kept whole)
+/// rather than as a value (a Debug dump, cut): most of its words are
+/// words, not numbers, brackets and field names.
+fn is_prose(line: &str) -> bool {
+    const LONGEST: usize = 1000;
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let words = tokens
+        .iter()
+        .map(|token| token.trim_end_matches([',', '.', ':', ';', ')', '?', '!']))
+        .map(|token| token.trim_start_matches(['(', '"', '`']))
+        .filter(|token| token.len() > 1 && token.chars().all(char::is_alphabetic))
+        .count();
+    line.len() <= LONGEST && words * 10 >= tokens.len() * 6
+}
+
 /// A line cut to `LONG` characters, saying how many it had.
 fn cut(line: &str) -> String {
     let count = line.chars().count();
@@ -163,6 +182,24 @@ mod tests {
         let short = shorten(&message);
         assert!(short.contains("have 300 and 200 items"), "{short}");
         assert!(short.contains("left has 200, right has nothing"), "{short}");
+    }
+
+    #[test]
+    fn an_explanation_is_kept_whole_and_a_long_value_cut() {
+        let explanation = "timer 1973 fired where timer 34 should have (at place 1 \
+             of 2000): both are due at +0 ms, and timer 34 was scheduled first: \
+             equal deadlines fire in the order they were scheduled";
+        assert_eq!(shorten(explanation), explanation);
+        let dump = format!(
+            "called `Result::unwrap()` on an `Err` value: Custom {{ kind: Other, \
+             error: LostWakeUp {{ tasks: [{}] }} }}",
+            "StuckTask { id: 0, why: NoWakerLeft }, ".repeat(5)
+        );
+        assert!(
+            shorten(&dump).contains("more characters"),
+            "{}",
+            shorten(&dump)
+        );
     }
 
     #[test]

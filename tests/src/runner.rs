@@ -24,6 +24,10 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+mod processes;
+
+pub use processes::{adopt_orphans, end_everything_on_interrupt};
+
 /// How long one test may run. Far longer than any correct test needs,
 /// even with both cores busy, and longer than the tests' own guard
 /// (`HANG_LIMIT`, 20 s), so a test that guards itself fails with its own
@@ -37,6 +41,20 @@ pub const MEMORY_LIMIT_GIB: u64 = 1;
 /// How many tests run at once: the two cores any laptop has. More would
 /// only make the timing tests' measurements noisier.
 const AT_ONCE: usize = 2;
+
+/// How many may run at once while those running all seem stuck: a test
+/// that never ends (most wait, asleep, for a wake-up) must not keep a
+/// quick one from running.
+const AT_MOST: usize = 4;
+
+/// A test running this long may be stuck: if all running are, one more
+/// starts beside them (up to `AT_MOST`).
+const SLOW: Duration = Duration::from_secs(5);
+
+/// How long each test left may run once enough tests never ended
+/// (`Settings::enough_hangs`): a correct test takes far less, and the
+/// verdict comes within a minute even if every test hangs.
+pub const HURRIED: Duration = Duration::from_secs(5);
 
 /// How often a long build or test run says it is still going.
 const TICK: Duration = Duration::from_secs(10);
@@ -119,6 +137,12 @@ impl Cargo {
             ("CLICOLOR_FORCE".to_owned(), "0".to_owned()),
             ("INSTA_UPDATE".to_owned(), "no".to_owned()),
             ("RUST_BACKTRACE".to_owned(), "0".to_owned()),
+            // As `cargo test` does: a test finds the workspace by it
+            // (`workspace_root`), and one run in a copy must find the copy.
+            (
+                "CARGO_MANIFEST_DIR".to_owned(),
+                self.root.join("tests").display().to_string(),
+            ),
         ];
         if let Some(dir) = &self.target_dir {
             vars.push(("CARGO_TARGET_DIR".to_owned(), dir.display().to_string()));
@@ -144,13 +168,30 @@ pub struct CompileError {
     pub message: String,
 }
 
-/// Builds the `workshop-tests` test files `files`: their executables, or
-/// the first compile error.
+/// What building the tests made: their executables, and the compiler's
+/// warnings.
+#[derive(Debug, Clone, Default)]
+pub struct Built {
+    pub binaries: Vec<TestBinary>,
+    pub warnings: Vec<Warning>,
+}
+
+/// A compiler warning: where (a path relative to the workspace, a line),
+/// and the compiler's own text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub file: String,
+    pub line: usize,
+    pub rendered: String,
+}
+
+/// Builds the `workshop-tests` test files `files`: their executables and
+/// the compiler's warnings, or the first compile error.
 pub fn build_tests(
     cargo: &Cargo,
     files: &[String],
     progress: &Progress,
-) -> Result<Result<Vec<TestBinary>, CompileError>, String> {
+) -> Result<Result<Built, CompileError>, String> {
     let mut args = vec![
         "test",
         "-p",
@@ -163,16 +204,18 @@ pub fn build_tests(
     for file in files {
         args.extend(["--test", file.as_str()]);
     }
-    let mut child = cargo
-        .command(&args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|err| format!("could not run cargo: {err}"))?;
+    let mut child = processes::spawn_cargo(
+        cargo
+            .command(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|err| format!("could not run cargo: {err}"))?;
     let stderr = read_in_background(child.stderr.take());
     let messages = lines_in_background(child.stdout.take());
     let mut binaries = Vec::new();
+    let mut warnings = Vec::new();
     let mut first_error = None;
     let mut last_built = String::from("nothing yet");
     let mut last_said = Instant::now();
@@ -192,6 +235,11 @@ pub fn build_tests(
                 if first_error.is_none() {
                     first_error = compile_error(&message);
                 }
+                if let Some(warning) = warning(&message) {
+                    if !warnings.contains(&warning) {
+                        warnings.push(warning);
+                    }
+                }
             }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
@@ -201,11 +249,11 @@ pub fn build_tests(
             last_said = Instant::now();
         }
     }
-    let status = child
-        .wait()
-        .map_err(|err| format!("cargo did not end: {err}"))?;
+    let status = child.wait();
+    processes::forget_cargo(&child);
+    let status = status.map_err(|err| format!("cargo did not end: {err}"))?;
     if status.success() {
-        return Ok(Ok(binaries));
+        return Ok(Ok(Built { binaries, warnings }));
     }
     Ok(Err(first_error.unwrap_or_else(|| CompileError {
         package_dir: None,
@@ -225,6 +273,24 @@ fn test_binary(message: &serde_json::Value) -> Option<TestBinary> {
     Some(TestBinary {
         file: target["name"].as_str()?.to_owned(),
         path: PathBuf::from(message["executable"].as_str()?),
+    })
+}
+
+/// The warning a `compiler-message` message carries, if it is one, where
+/// its main span is.
+fn warning(message: &serde_json::Value) -> Option<Warning> {
+    let diagnostic = &message["message"];
+    if message["reason"] != "compiler-message" || diagnostic["level"] != "warning" {
+        return None;
+    }
+    let span = diagnostic["spans"]
+        .as_array()?
+        .iter()
+        .find(|span| span["is_primary"] == true)?;
+    Some(Warning {
+        file: span["file_name"].as_str()?.to_owned(),
+        line: usize::try_from(span["line_start"].as_u64()?).ok()?,
+        rendered: diagnostic["rendered"].as_str()?.trim_end().to_owned(),
     })
 }
 
@@ -314,6 +380,9 @@ pub enum Outcome {
     OutOfMemory(String),
     /// It ended some other way: aborted, or killed by a signal.
     Crashed(String),
+    /// Its process ended with success before the test did: libtest never
+    /// said it passed (what it printed).
+    EndedEarly(String),
 }
 
 impl Outcome {
@@ -328,7 +397,8 @@ impl Outcome {
             Outcome::Failed(text)
             | Outcome::StackOverflow(text)
             | Outcome::OutOfMemory(text)
-            | Outcome::Crashed(text) => text,
+            | Outcome::Crashed(text)
+            | Outcome::EndedEarly(text) => text,
         }
     }
 
@@ -345,6 +415,9 @@ impl Outcome {
                 format!("used more than {MEMORY_LIMIT_GIB} GiB: stopped")
             }
             Outcome::Crashed(_) => "crashed".to_owned(),
+            Outcome::EndedEarly(_) => {
+                "ended its process before it finished".to_owned()
+            }
         }
     }
 }
@@ -381,8 +454,11 @@ pub struct Settings {
     pub package_dir: PathBuf,
     pub deadline: Duration,
     pub env: Vec<(String, String)>,
-    /// Once this many tests hung, the others are left out, those running
-    /// stopped: the step surely hangs, and each more would cost a deadline.
+    /// Once this many tests hung, each test left may run only `HURRIED`,
+    /// and is left out if it runs longer: the step surely hangs, and each
+    /// more hang would cost a deadline, but a quick failure may still name
+    /// the function. So too, when set, once every test has started, those
+    /// running all seem stuck, and one failed with a message.
     pub enough_hangs: Option<usize>,
 }
 
@@ -398,7 +474,7 @@ impl Settings {
 }
 
 /// The tests that ran, in the order asked, and those left out after
-/// `enough_hangs`.
+/// `enough_hangs` (stopped after `HURRIED`).
 #[derive(Debug, Clone)]
 pub struct Ran {
     pub runs: Vec<TestRun>,
@@ -409,12 +485,12 @@ pub struct Ran {
 enum Event {
     Started(String),
     Finished(TestRun),
-    /// Stopped before it ended, because enough tests hung.
+    /// Stopped after `HURRIED`, because enough tests hung.
     LeftOut(String),
 }
 
-/// Runs every test in `cases`, `AT_ONCE` at a time, each in a process of
-/// its own.
+/// Runs every test in `cases`, `AT_ONCE` at a time (more while those
+/// running seem stuck), each in a process of its own.
 pub fn run_tests(
     cases: &[TestCase],
     settings: &Settings,
@@ -422,12 +498,45 @@ pub fn run_tests(
 ) -> Ran {
     let _capped = MemoryCap::new();
     let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
-    let stop = Arc::new(AtomicBool::new(false));
-    let received = start_workers(&queue, &stop, settings);
+    let hurry = Arc::new(AtomicBool::new(false));
+    let (sender, received) = mpsc::channel();
+    for _ in 0..AT_ONCE {
+        start_worker(&queue, &hurry, settings, sender.clone());
+    }
+    let (mut workers, mut more_workers) = (AT_ONCE, Some(sender));
     let mut runs: Vec<TestRun> = Vec::new();
     let mut running: Vec<(String, Instant)> = Vec::new();
     let mut last_said = Instant::now();
     loop {
+        if is_empty(&queue) {
+            // None needed: the workers' own senders keep the channel open
+            // until the last one ends.
+            more_workers = None;
+        }
+        let all_slow = !running.is_empty()
+            && running.iter().all(|(_, since)| since.elapsed() >= SLOW);
+        // All quick tests done, one failed with a message: that names the
+        // mistake better than the slow ones left would, so they are hurried.
+        let failed_quickly =
+            runs.iter().any(|run| !run.outcome.passed() && !run.hung());
+        if settings.enough_hangs.is_some()
+            && all_slow
+            && failed_quickly
+            && is_empty(&queue)
+            && !hurry.swap(true, Ordering::SeqCst)
+        {
+            progress.say(&format!(
+                "a test failed, and those still running may be stuck: they may run {} s more",
+                HURRIED.as_secs()
+            ));
+        }
+        if let Some(sender) = more_workers
+            .as_ref()
+            .filter(|_| all_slow && workers < AT_MOST)
+        {
+            start_worker(&queue, &hurry, settings, sender.clone());
+            workers += 1;
+        }
         match received.recv_timeout(Duration::from_secs(1)) {
             Ok(Event::Started(id)) => running.push((id, Instant::now())),
             Ok(Event::LeftOut(id)) => running.retain(|(other, _)| *other != id),
@@ -440,9 +549,9 @@ pub fn run_tests(
                 runs.push(run);
                 let hangs = runs.iter().filter(|run| run.hung()).count();
                 if settings.enough_hangs.is_some_and(|enough| hangs >= enough)
-                    && !stop.swap(true, Ordering::SeqCst)
+                    && !hurry.swap(true, Ordering::SeqCst)
                 {
-                    leave_out_the_rest(&queue, running.len(), progress);
+                    say_hurried(&queue, progress);
                 }
             }
             Err(RecvTimeoutError::Timeout) => {}
@@ -462,49 +571,41 @@ pub fn run_tests(
     Ran { runs, not_run }
 }
 
-/// `AT_ONCE` threads that run the queued tests one by one until the queue
-/// is empty, each telling what it starts and how that ended.
-fn start_workers(
+/// A thread that runs the queued tests one by one until the queue is
+/// empty, telling what it starts and how that ended.
+fn start_worker(
     queue: &Arc<Mutex<VecDeque<TestCase>>>,
-    stop: &Arc<AtomicBool>,
+    hurry: &Arc<AtomicBool>,
     settings: &Settings,
-) -> Receiver<Event> {
-    let (events, received) = mpsc::channel();
-    for _ in 0..AT_ONCE {
-        let (queue, stop) = (Arc::clone(queue), Arc::clone(stop));
-        let events = events.clone();
-        let settings = settings.clone();
-        thread::spawn(move || {
-            while let Some(case) = next_case(&queue) {
-                let _ = events.send(Event::Started(case.id()));
-                let _ = events.send(match run_one(&case, &settings, &stop) {
-                    Some(run) => Event::Finished(run),
-                    None => Event::LeftOut(case.id()),
-                });
-            }
-        });
-    }
-    received
+    events: mpsc::Sender<Event>,
+) {
+    let (queue, hurry) = (Arc::clone(queue), Arc::clone(hurry));
+    let settings = settings.clone();
+    thread::spawn(move || {
+        while let Some(case) = next_case(&queue) {
+            let _ = events.send(Event::Started(case.id()));
+            let _ = events.send(match run_one(&case, &settings, &hurry) {
+                Some(run) => Event::Finished(run),
+                None => Event::LeftOut(case.id()),
+            });
+        }
+    });
 }
 
 fn next_case(queue: &Mutex<VecDeque<TestCase>>) -> Option<TestCase> {
     queue.lock().ok()?.pop_front()
 }
 
-fn leave_out_the_rest(
-    queue: &Mutex<VecDeque<TestCase>>,
-    running: usize,
-    progress: &Progress,
-) {
-    let Ok(mut queue) = queue.lock() else { return };
-    if queue.is_empty() && running == 0 {
-        return;
-    }
+fn is_empty(queue: &Mutex<VecDeque<TestCase>>) -> bool {
+    queue.lock().map_or(true, |queue| queue.is_empty())
+}
+
+fn say_hurried(queue: &Mutex<VecDeque<TestCase>>, progress: &Progress) {
+    let left = queue.lock().map_or(0, |queue| queue.len());
     progress.say(&format!(
-        "tests never end: the {} not started are left out, the {running} running stopped",
-        queue.len()
+        "tests never end: each of the {left} left, and those running, may run {} s more",
+        HURRIED.as_secs()
     ));
-    queue.clear();
 }
 
 fn still_running(running: &[(String, Instant)], done: usize, all: usize) -> String {
@@ -516,11 +617,11 @@ fn still_running(running: &[(String, Instant)], done: usize, all: usize) -> Stri
 }
 
 /// Runs one test alone, stopped at the deadline, memory limited.
-/// `None` if `stop` was raised while it ran.
+/// `None` if it was stopped after `HURRIED`, once `hurry` was raised.
 fn run_one(
     case: &TestCase,
     settings: &Settings,
-    stop: &AtomicBool,
+    hurry: &AtomicBool,
 ) -> Option<TestRun> {
     let began = Instant::now();
     let mut command = Command::new(&case.binary);
@@ -535,14 +636,20 @@ fn run_one(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    in_a_process_group_of_its_own(&mut command);
-    let outcome = match command.spawn() {
+    let outcome = match processes::spawn_test(&mut command) {
         Ok(mut child) => {
             let stdout = read_in_background(child.stdout.take());
             let stderr = read_in_background(child.stderr.take());
-            let status = wait_until(&mut child, settings.deadline, stop);
+            let status = wait_until(&mut child, settings.deadline, hurry);
             // Also ends what the test started (a demo, a server) and left.
-            end_process_group(&mut child);
+            let escaped = processes::end_test(&mut child);
+            if !escaped.is_empty() {
+                eprintln!(
+                    "{}: ended what it left running outside its process group: {}",
+                    case.id(),
+                    escaped.join(", ")
+                );
+            }
             let (stdout, stderr) = (collect(&stdout), collect(&stderr));
             match status {
                 Waited::Stopped => return None,
@@ -568,13 +675,20 @@ enum Waited {
     Stopped,
 }
 
-/// Waits for the child to end, at most until `deadline` or `stop`.
-fn wait_until(child: &mut Child, deadline: Duration, stop: &AtomicBool) -> Waited {
+/// Waits for the child to end, at most until `deadline`, or `HURRIED` once
+/// `hurry` is raised (counted from then, for a test already running).
+fn wait_until(child: &mut Child, deadline: Duration, hurry: &AtomicBool) -> Waited {
     let began = Instant::now();
+    let mut hurried: Option<Instant> = None;
     loop {
+        if hurried.is_none() && hurry.load(Ordering::SeqCst) {
+            hurried = Some(Instant::now());
+        }
         match child.try_wait() {
             Ok(Some(status)) => return Waited::Exited(status),
-            _ if stop.load(Ordering::SeqCst) => return Waited::Stopped,
+            _ if hurried.is_some_and(|since| since.elapsed() >= HURRIED) => {
+                return Waited::Stopped;
+            }
             Ok(None) if began.elapsed() < deadline => {
                 thread::sleep(Duration::from_millis(20));
             }
@@ -586,7 +700,13 @@ fn wait_until(child: &mut Child, deadline: Duration, stop: &AtomicBool) -> Waite
 /// How a test ended, from its exit status and what it printed.
 fn classify(status: ExitStatus, stdout: &str, stderr: &str, name: &str) -> Outcome {
     if status.success() {
-        return Outcome::Passed;
+        // Something the test called may have ended the whole process
+        // (`std::process::exit(0)`) before the test could fail.
+        return if stdout.contains(PASSED) {
+            Outcome::Passed
+        } else {
+            Outcome::EndedEarly(tail(format!("{stdout}{stderr}").trim(), 15))
+        };
     }
     if stderr.contains("has overflowed its stack") {
         return Outcome::StackOverflow(panic_lines(stderr, name));
@@ -603,6 +723,9 @@ fn classify(status: ExitStatus, stdout: &str, stderr: &str, name: &str) -> Outco
     }
     Outcome::Crashed(panic_lines(stderr, name))
 }
+
+/// What libtest prints once the one test it ran has passed.
+const PASSED: &str = "test result: ok. 1 passed;";
 
 /// The first changed lines of a snapshot that no longer matches, from the
 /// table insta prints on stdout; its panic message alone says only that
@@ -731,29 +854,6 @@ fn collect(text: &Receiver<String>) -> String {
         .unwrap_or_default()
 }
 
-/// On Unix, a test runs in a process group of its own, so that stopping it
-/// stops the demos and servers it started as well.
-#[cfg(unix)]
-fn in_a_process_group_of_its_own(command: &mut Command) {
-    use std::os::unix::process::CommandExt;
-    command.process_group(0);
-}
-
-#[cfg(not(unix))]
-fn in_a_process_group_of_its_own(_command: &mut Command) {}
-
-/// Kills the child, if still running, and everything in its group, then
-/// reaps it.
-fn end_process_group(child: &mut Child) {
-    #[cfg(unix)]
-    {
-        use rustix::process::{Pid, Signal, kill_process_group};
-        let _ = kill_process_group(Pid::from_child(child), Signal::KILL);
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
 /// While one lives, each process this one starts may use
 /// `MEMORY_LIMIT_GIB` of data (its heap), on Linux: the limit is set on this
 /// process, and a child inherits it the moment it exists. (Set on a child
@@ -804,6 +904,8 @@ impl Drop for MemoryCap {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
     use super::*;
 
     /// Tells `misbehaves_when_asked` what to do, in the process the tests
@@ -832,16 +934,80 @@ mod tests {
                 assert!(huge.capacity() > 0);
             }
             Ok("panic") => panic!("the timer fired 3 ms early"),
+            Ok("exit") => std::process::exit(0),
+            Ok(order @ ("two-hang-then-one-fails" | "one-fails-then-one-hangs")) => {
+                // The first two processes to ask hang, the third fails; or
+                // the first fails, the second hangs.
+                let dir = PathBuf::from(env::var(PID_FILE).expect("a folder"));
+                let place = (1..100)
+                    .find(|n| fs::create_dir(dir.join(format!("{n}"))).is_ok());
+                let fails = if order.starts_with("two") { 3 } else { 1 };
+                if place != Some(fails) {
+                    loop {
+                        thread::sleep(Duration::from_secs(1));
+                    }
+                }
+                panic!("the timer fired 3 ms early");
+            }
+            Ok("note-pid-and-hang") => {
+                let file = env::var(PID_FILE).expect("where to note the pid");
+                fs::write(file, std::process::id().to_string()).expect("a pid file");
+                loop {
+                    thread::sleep(Duration::from_secs(1));
+                }
+            }
+            Ok("escape") => {
+                // A grandchild in a group of its own, left running.
+                let mut escapee = Command::new(env::current_exe().expect("myself"));
+                escapee
+                    .args(["runner::tests::misbehaves_when_asked", "--exact"])
+                    .env(ASK, "note-pid-and-hang")
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null());
+                processes::in_a_process_group_of_its_own(&mut escapee);
+                // Left running on purpose: `check` must end it.
+                #[allow(clippy::zombie_processes)]
+                let _ = escapee.spawn().expect("the escapee starts");
+                let file = env::var(PID_FILE).expect("where the pid is noted");
+                while fs::read_to_string(&file).map_or(true, |pid| pid.is_empty()) {
+                    thread::sleep(Duration::from_millis(20));
+                }
+            }
+            Ok("check-with-escape") => {
+                // `check` in small: a test that leaves a process behind.
+                adopt_orphans();
+                let _ = run_tests(
+                    &[myself()],
+                    &check_settings("escape"),
+                    &Progress::new(true),
+                );
+            }
+            Ok("check-and-hang") => {
+                // `check` in small: a test that never ends, and an interrupt.
+                end_everything_on_interrupt();
+                let settings = check_settings("note-pid-and-hang");
+                let _ = run_tests(&[myself()], &settings, &Progress::new(true));
+            }
+            Ok("where") => {
+                panic!("the workspace: {}", crate::workspace_root().display())
+            }
             _ => {}
         }
     }
 
-    fn run_asking(what: &str, deadline: Duration) -> Outcome {
-        let case = TestCase {
+    /// Where a misbehaving test notes its process id.
+    const PID_FILE: &str = "WORKSHOP_RUNNER_PID_FILE";
+
+    fn myself() -> TestCase {
+        TestCase {
             file: "lib".to_owned(),
             name: "runner::tests::misbehaves_when_asked".to_owned(),
             binary: env::current_exe().expect("the test executable"),
-        };
+        }
+    }
+
+    fn run_asking(what: &str, deadline: Duration) -> Outcome {
+        let case = myself();
         let settings = Settings {
             package_dir: env::current_dir().expect("a current folder"),
             deadline,
@@ -909,6 +1075,206 @@ mod tests {
         let changed: Vec<&str> = difference.lines().skip(1).collect();
         assert_eq!(changed, ["+ran one", "-brew the tea"]);
         assert_eq!(snapshot_difference("running 1 test\n"), None);
+    }
+
+    #[test]
+    fn a_test_finds_the_workspace_it_runs_in_not_the_one_it_was_built_in() {
+        // `check`'s probe runs tests built for the participant's folder in
+        // a copy elsewhere: they must find the copy.
+        let copy = env::temp_dir().join("a-copy-of-the-workshop");
+        let case = TestCase {
+            file: "lib".to_owned(),
+            name: "runner::tests::misbehaves_when_asked".to_owned(),
+            binary: env::current_exe().expect("the test executable"),
+        };
+        let cargo = Cargo {
+            root: copy.clone(),
+            target_dir: None,
+        };
+        let mut settings = Settings::new(&cargo, TEST_DEADLINE);
+        settings.package_dir = env::current_dir().expect("a current folder");
+        settings.env.push((ASK.to_owned(), "where".to_owned()));
+        let ran = run_tests(&[case], &settings, &Progress::new(true));
+        let message = ran.runs[0].outcome.message().to_owned();
+        assert!(
+            message.contains(&format!("the workspace: {}", copy.display())),
+            "{message}"
+        );
+    }
+
+    /// How `check` in small runs this test, asking `what` of it.
+    fn check_settings(what: &str) -> Settings {
+        let file = env::var(PID_FILE).expect("where to note the pid");
+        Settings {
+            package_dir: env::current_dir().expect("a current folder"),
+            deadline: TEST_DEADLINE,
+            env: vec![
+                (ASK.to_owned(), what.to_owned()),
+                (PID_FILE.to_owned(), file),
+            ],
+            enough_hangs: None,
+        }
+    }
+
+    /// Runs this test as `check` in small, asking `what` of it.
+    #[cfg(target_os = "linux")]
+    fn check_in_small(what: &str, file: &Path) -> Child {
+        Command::new(env::current_exe().expect("myself"))
+            .args(["runner::tests::misbehaves_when_asked", "--exact"])
+            .env(ASK, what)
+            .env(PID_FILE, file)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("check in small starts")
+    }
+
+    /// Ends `pid` if it still runs: a failed test leaves nothing behind.
+    #[cfg(target_os = "linux")]
+    fn kill(pid: u32) {
+        if let Some(pid) = i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ =
+                rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+
+    /// A file for a test's process id, empty.
+    #[cfg(target_os = "linux")]
+    fn pid_file(name: &str) -> PathBuf {
+        let file =
+            env::temp_dir().join(format!("runner-{name}-{}", std::process::id()));
+        fs::write(&file, "").expect("a pid file");
+        file
+    }
+
+    /// Waits until the pid file says the test runs, at most a minute.
+    #[cfg(target_os = "linux")]
+    fn noted_pid(file: &Path) -> u32 {
+        for _ in 0..3000 {
+            if let Ok(pid) = fs::read_to_string(file).unwrap_or_default().parse() {
+                return pid;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        panic!("the test never noted its pid in {}", file.display());
+    }
+
+    #[cfg(target_os = "linux")]
+    fn is_alive(pid: u32) -> bool {
+        // A zombie has ended: only its parent has yet to hear of it.
+        fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            stat.rsplit(')')
+                .next()
+                .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+        })
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_interrupt_ends_the_tests_it_started() {
+        let file = pid_file("interrupt");
+        let mut check = check_in_small("check-and-hang", &file);
+        let test = noted_pid(&file);
+        let check_pid = rustix::process::Pid::from_child(&check);
+        rustix::process::kill_process(check_pid, rustix::process::Signal::INT)
+            .expect("the interrupt is sent");
+        let status = check.wait().expect("check ends");
+        let _ = fs::remove_file(&file);
+        let ended = (0..250).any(|_| {
+            thread::sleep(Duration::from_millis(20));
+            !is_alive(test)
+        });
+        kill(test);
+        assert!(
+            ended,
+            "the test {test} outlived the interrupted check ({status})"
+        );
+        assert_eq!(
+            status.code(),
+            Some(130),
+            "check exits as Ctrl-C would have it"
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_process_that_left_its_tests_group_is_ended() {
+        let file = pid_file("escape");
+        let status = check_in_small("check-with-escape", &file)
+            .wait()
+            .expect("check ends");
+        let escapee = noted_pid(&file);
+        let _ = fs::remove_file(&file);
+        let ended = (0..250).any(|_| {
+            thread::sleep(Duration::from_millis(20));
+            !is_alive(escapee)
+        });
+        kill(escapee);
+        assert!(
+            ended,
+            "the escaped process {escapee} outlived check ({status})"
+        );
+    }
+
+    #[test]
+    fn tests_that_never_end_do_not_keep_a_quick_one_from_running() {
+        let places =
+            env::temp_dir().join(format!("runner-places-{}", std::process::id()));
+        fs::create_dir_all(&places).expect("a folder");
+        let settings = Settings {
+            package_dir: env::current_dir().expect("a current folder"),
+            deadline: Duration::from_secs(8),
+            env: vec![
+                (ASK.to_owned(), "two-hang-then-one-fails".to_owned()),
+                (PID_FILE.to_owned(), places.display().to_string()),
+            ],
+            enough_hangs: Some(2),
+        };
+        let ran = run_tests(
+            &[myself(), myself(), myself()],
+            &settings,
+            &Progress::new(true),
+        );
+        let _ = fs::remove_dir_all(&places);
+        let quick = ran
+            .runs
+            .iter()
+            .any(|run| run.outcome.message().contains("3 ms early"));
+        assert!(quick, "the quick test did not run: {ran:?}");
+    }
+
+    #[test]
+    fn once_one_failed_and_all_have_started_a_test_that_never_ends_is_not_waited_for()
+     {
+        let places =
+            env::temp_dir().join(format!("runner-order-{}", std::process::id()));
+        fs::create_dir_all(&places).expect("a folder");
+        let settings = Settings {
+            package_dir: env::current_dir().expect("a current folder"),
+            deadline: Duration::from_secs(60),
+            env: vec![
+                (ASK.to_owned(), "one-fails-then-one-hangs".to_owned()),
+                (PID_FILE.to_owned(), places.display().to_string()),
+            ],
+            enough_hangs: Some(2),
+        };
+        let began = Instant::now();
+        // Two names for the same test, as `check` never runs one twice.
+        let mut other = myself();
+        other.file = "lib-again".to_owned();
+        let ran = run_tests(&[myself(), other], &settings, &Progress::new(true));
+        let _ = fs::remove_dir_all(&places);
+        assert_eq!(ran.runs.len(), 1, "{ran:?}");
+        assert!(began.elapsed() < Duration::from_secs(50), "{ran:?}");
+    }
+
+    #[test]
+    fn a_test_that_ends_its_process_with_success_has_not_passed() {
+        let outcome = run_asking("exit", TEST_DEADLINE);
+        assert!(matches!(outcome, Outcome::EndedEarly(_)), "{outcome:?}");
     }
 
     #[test]

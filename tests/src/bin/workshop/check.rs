@@ -15,8 +15,8 @@ use std::path::Path;
 
 use workshop_tests::readable;
 use workshop_tests::runner::{
-    self, Cargo, CompileError, MEMORY_LIMIT_GIB, Outcome, Progress, Ran, Settings,
-    TEST_DEADLINE, TestBinary, TestCase, TestRun,
+    self, Cargo, CompileError, HURRIED, MEMORY_LIMIT_GIB, Outcome, Progress, Ran,
+    Settings, TEST_DEADLINE, TestBinary, TestCase, TestRun, Warning,
 };
 use workshop_tests::track::{self, Marked};
 
@@ -24,8 +24,8 @@ use crate::probe::{self, Found};
 use crate::{Step, fingerprint, indent, step_folders, write};
 
 /// Once this many tests never ended (stopped at the deadline or the memory
-/// limit), `check` runs no more: two show the step has a loop that never
-/// ends, and each more would cost a deadline.
+/// limit), each test left may run only `HURRIED`: two show the step has a
+/// loop that never ends, and each more would cost a deadline.
 const ENOUGH_HANGS: usize = 2;
 
 /// What `check` found.
@@ -67,13 +67,14 @@ pub fn check(
     };
     let files = test_files(step)?;
     progress.say(&format!("building step {n}'s tests: {}", files.join(", ")));
-    let binaries = match runner::build_tests(&cargo, &files, progress)? {
-        Ok(binaries) => binaries,
+    let built = match runner::build_tests(&cargo, &files, progress)? {
+        Ok(built) => built,
         Err(error) => return Ok(does_not_compile(step, &error)),
     };
-    let mut cases = test_cases(step, &files, &binaries)?;
+    let mut cases = test_cases(step, &files, &built.binaries)?;
     // The tests the markers name first: the ones the chapter cites, and
-    // the best evidence should `check` stop early on tests that never end.
+    // the best evidence should tests that never end leave little time for
+    // the rest. Then the step's own files, the trace, the snapshots.
     cases.sort_by_key(|case| {
         marked
             .iter()
@@ -88,11 +89,68 @@ pub fn check(
     let mut settings = Settings::new(&cargo, TEST_DEADLINE);
     settings.enough_hangs = Some(ENOUGH_HANGS);
     let ran = runner::run_tests(&cases, &settings, progress);
-    Ok(judge(step, &marked, &ran, &cargo, progress))
+    let mut checked = judge(step, &marked, &ran, &cargo, progress);
+    checked
+        .report
+        .push_str(&warned(step, &own_warnings(step, &marked, &built.warnings)));
+    Ok(checked)
 }
 
+/// The compiler's warnings about the functions the participant wrote
+/// (a blank one warns of what its `todo!()` leaves unused: not theirs).
+fn own_warnings<'a>(
+    step: &Step,
+    marked: &[Marked],
+    warnings: &'a [Warning],
+) -> Vec<&'a Warning> {
+    warnings
+        .iter()
+        .filter(|warning| {
+            marked.iter().filter(|m| !is_blank(step, m)).any(|m| {
+                let text = step.read(&m.file);
+                let line_of = |at: usize| text[..at.min(text.len())].lines().count();
+                warning.file == format!("{}/{}", step.folder, m.file)
+                    && (line_of(m.body.start)..=line_of(m.body.end) + 1)
+                        .contains(&warning.line)
+            })
+        })
+        .collect()
+}
+
+/// What the compiler says of the participant's functions, to follow the
+/// verdict: an unused variable is often a step of the function left out
+/// (a `trace` never called, a `waker` never stored).
+fn warned(step: &Step, warnings: &[&Warning]) -> String {
+    const SHOWN: usize = 3;
+    if warnings.is_empty() {
+        return String::new();
+    }
+    let shown: Vec<String> = warnings
+        .iter()
+        .take(SHOWN)
+        .map(|warning| indent(&warning.rendered))
+        .collect();
+    format!(
+        "\n\nThe compiler warns about your code{}:\n\n{}{}",
+        if warnings.len() > SHOWN {
+            format!(" ({} warnings; the first {SHOWN})", warnings.len())
+        } else {
+            String::new()
+        },
+        shown.join("\n\n"),
+        format_args!(
+            "\n\n(`cargo build -p step{:02}` shows them all.)",
+            step.number
+        )
+    )
+}
+
+/// The file of the tests that pin what each step's trace says
+/// (`LOOP_TRACE=1`).
+const TRACES: &str = "traces";
+
 /// Step N's test files: its own (`tests/stepNN_*.rs`), behaviour first and
-/// the chapter's exercises after, then the snapshots.
+/// the chapter's exercises after, then the traces and the snapshots.
 fn test_files(step: &Step) -> Result<Vec<String>, String> {
     let prefix = format!("step{:02}_", step.number);
     let mut files: Vec<String> = fs::read_dir(step.root.join("tests").join("tests"))
@@ -103,12 +161,13 @@ fn test_files(step: &Step) -> Result<Vec<String>, String> {
         .filter(|name| name.starts_with(&prefix))
         .collect();
     files.sort_by_key(|name| (name.ends_with("_exercises"), name.clone()));
+    files.push(TRACES.to_owned());
     files.push("snapshots".to_owned());
     Ok(files)
 }
 
-/// Every test of the step's files, and of the snapshots those named for
-/// the step, in the order of `files`.
+/// Every test of the step's files, and of the traces and snapshots those
+/// named for the step, in the order of `files`.
 fn test_cases(
     step: &Step,
     files: &[String],
@@ -121,7 +180,8 @@ fn test_cases(
         else {
             continue;
         };
-        let wanted = if binary.file == "snapshots" {
+        // Of the traces and snapshots, those named for the step.
+        let wanted = if binary.file == "snapshots" || binary.file == TRACES {
             prefix.as_str()
         } else {
             ""
@@ -152,6 +212,28 @@ fn judge(
     if failures.is_empty() {
         return passes(step, marked, ran.runs.len());
     }
+    let mut checked = judge_failures(step, marked, &failures, ran, cargo, progress);
+    if failures.iter().all(|run| run.case.file == TRACES) {
+        checked.report = format!(
+            "The loop no longer says what it does: step {n}'s other tests \
+             pass, but its trace tests fail (the lines `LOOP_TRACE=1` \
+             prints, chapter {n}: a `trace` call left out or moved?).\n\n{}",
+            checked.report,
+            n = step.number
+        );
+    }
+    checked
+}
+
+/// The verdict on `failures`, some of `ran`.
+fn judge_failures(
+    step: &Step,
+    marked: &[Marked],
+    failures: &[&TestRun],
+    ran: &Ran,
+    cargo: &Cargo,
+    progress: &Progress,
+) -> Checked {
     let blanks: Vec<&Marked> = marked.iter().filter(|m| is_blank(step, m)).collect();
     // A test stopped at a `todo!()` is explained by that blank function.
     let unexplained: Vec<&TestRun> = failures
@@ -172,14 +254,14 @@ fn judge(
             };
         }
         match blame_written(step, marked, &blanks, &unexplained, cargo, progress) {
-            Found::Culprit(blame) => return not_right(step, &blame, &failures, ran),
-            Found::PassedOnRerun => return passed_on_rerun(step, &failures),
+            Found::Culprit(blame) => return not_right(step, &blame, failures, ran),
+            Found::PassedOnRerun => return passed_on_rerun(step, failures),
             Found::Nothing => {}
         }
     }
     match blanks.first() {
-        Some(first) => write_next(step, marked, first, &failures),
-        None => not_pinned(step, marked, &failures, ran),
+        Some(first) => write_next(step, marked, first, failures),
+        None => not_pinned(step, marked, failures, ran),
     }
 }
 
@@ -291,7 +373,15 @@ fn not_right(
         .filter(|run| blame.tests.contains(&run.case.id()))
         .collect();
     answered.sort_by_key(|run| (telling(run), run.case.id() != m.test));
-    let shown = answered.first().copied().unwrap_or(failures[0]);
+    // The function's own test, the one its marker names, says the most
+    // about it, when it failed with a message rather than hung.
+    let own = failures
+        .iter()
+        .copied()
+        .find(|run| run.case.id() == m.test && !run.hung());
+    let shown = own
+        .or_else(|| answered.first().copied())
+        .unwrap_or(failures[0]);
     let others: Vec<&TestRun> = failures
         .iter()
         .copied()
@@ -352,7 +442,7 @@ fn telling(run: &TestRun) -> u8 {
     match run.outcome {
         Outcome::StackOverflow(_) => 0,
         Outcome::OutOfMemory(_) => 1,
-        Outcome::Failed(_) if !run.hung() => 2,
+        Outcome::Failed(_) | Outcome::EndedEarly(_) if !run.hung() => 2,
         Outcome::Crashed(_) => 3,
         _ => 4,
     }
@@ -478,6 +568,13 @@ fn describe(run: &TestRun) -> String {
             "{id} crashed (its process ended abruptly). It printed:\n\n{}",
             indent(&readable::shorten(message))
         ),
+        Outcome::EndedEarly(message) => format!(
+            "{id} did not finish: its process ended, with success, before the \
+             test did, so it asserted nothing. Something it called ended the \
+             whole program (`std::process::exit`?) where it should return. \
+             It printed last:\n\n{}",
+            indent(&readable::shorten(message))
+        ),
     }
 }
 
@@ -502,9 +599,10 @@ fn left_out(ran: &Ran) -> String {
         return String::new();
     }
     format!(
-        "\n({} more tests were not run: once {ENOUGH_HANGS} tests never end, \
-         `check` stops, to answer within a minute.)",
-        ran.not_run.len()
+        "\n({} more tests were stopped unfinished, after {} s: some tests \
+         never end, and waiting for them would only delay the verdict.)",
+        ran.not_run.len(),
+        HURRIED.as_secs()
     )
 }
 
@@ -588,6 +686,119 @@ mod tests {
             "{report}"
         );
         assert!(report.contains("error[E0308]"), "{report}");
+    }
+
+    fn failed(id: &str, message: &str) -> TestRun {
+        let (file, name) = id.split_once("::").expect("file::name");
+        TestRun {
+            case: TestCase {
+                file: file.to_owned(),
+                name: name.to_owned(),
+                binary: std::path::PathBuf::new(),
+            },
+            outcome: Outcome::Failed(message.to_owned()),
+            took: std::time::Duration::from_millis(300),
+        }
+    }
+
+    #[test]
+    fn a_functions_own_test_is_shown_when_it_fails() {
+        let step = step("5");
+        let marked = step.track().expect("step 5's track");
+        let wake = marked
+            .iter()
+            .find(|m| m.function == "TaskWaker::wake_by_ref")
+            .expect("wake_by_ref is marked");
+        let other =
+            failed("step05_tasks::block_on_inside_a_task_is_refused", "unwrap");
+        let own = failed(&wake.test, "polled twice, not once");
+        let blame = Blame {
+            function: wake,
+            tests: vec![other.case.id()],
+            why: "the probe says so".to_owned(),
+        };
+        let ran = Ran {
+            runs: vec![other.clone(), own.clone()],
+            not_run: Vec::new(),
+        };
+        let report = not_right(&step, &blame, &[&other, &own], &ran).report;
+        assert!(
+            report.contains(&format!("{} fails:\n\n    polled twice", wake.test)),
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn failing_trace_tests_alone_say_the_loop_no_longer_says_what_it_does() {
+        let step = step("5");
+        let trace = failed(
+            "traces::step05_traces_woken_tasks_and_polls",
+            "no poll line",
+        );
+        let ran = Ran {
+            runs: vec![trace],
+            not_run: Vec::new(),
+        };
+        let cargo = Cargo {
+            root: step.root.clone(),
+            target_dir: None,
+        };
+        let report = judge(&step, &[], &ran, &cargo, &Progress::new(true)).report;
+        assert!(
+            report.starts_with("The loop no longer says what it does"),
+            "{report}"
+        );
+        assert!(report.contains("no poll line"), "{report}");
+        assert!(
+            test_files(&step)
+                .expect("files")
+                .contains(&TRACES.to_owned())
+        );
+    }
+
+    #[test]
+    fn warnings_about_a_written_function_are_its_own_and_others_are_not() {
+        let step = step("5");
+        let marked = step.track().expect("step 5's track");
+        let poll = &marked[0];
+        let text = step.read(&poll.file);
+        let body_line = text[..poll.body.start].lines().count() + 1;
+        let warning = |line: usize| Warning {
+            file: format!("{}/{}", step.folder, poll.file),
+            line,
+            rendered: format!("warning: unused variable at {line}"),
+        };
+        let warnings = [warning(body_line), warning(1)];
+        let own = own_warnings(&step, &marked, &warnings);
+        assert_eq!(own, [&warnings[0]]);
+        let report = warned(&step, &own);
+        assert!(
+            report.contains("The compiler warns about your code"),
+            "{report}"
+        );
+        assert!(report.contains(&warnings[0].rendered), "{report}");
+    }
+
+    /// What a test that unwraps `block_on`'s lost wake-up shows, as
+    /// `check` shows it, for each step that has one.
+    macro_rules! an_unwrapped_lost_wake_up {
+        ($($step:ident),*) => {[$({
+            let event_loop = std::rc::Rc::new($step::EventLoop::new().expect("a loop"));
+            // Nothing will ever wake it: a lost wake-up.
+            let error = event_loop.block_on(std::future::pending::<()>()).unwrap_err();
+            readable::shorten(&format!(
+                "called `Result::unwrap()` on an `Err` value: {error:?}"
+            ))
+        }),*]};
+    }
+
+    #[test]
+    fn an_unwrapped_lost_wake_up_shows_its_explanation_whole() {
+        for shown in an_unwrapped_lost_wake_up!(step05, step06, step07, step08) {
+            assert!(shown.contains("no task can ever be woken again"), "{shown}");
+            assert!(shown.contains("nothing holds its waker"), "{shown}");
+            assert!(!shown.contains("more characters"), "{shown}");
+        }
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use workshop_tests::runner::Progress;
+use workshop_tests::runner::{self, Progress};
 use workshop_tests::track::{self, Marked};
 
 use changes::{FileChange, What};
@@ -27,6 +27,7 @@ use workshop_tests::authors;
 mod changes;
 mod check;
 mod probe;
+mod seed;
 mod step;
 mod times;
 
@@ -144,6 +145,8 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         (["check", n], false) => {
             let step = Step::find(&find_root(&here)?, n)?;
+            runner::end_everything_on_interrupt();
+            runner::adopt_orphans();
             let checked = check(&step, None, &Progress::new(false))?;
             times::checked(&step, &checked);
             println!("{}", checked.report);
@@ -196,7 +199,11 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             print!("{}", times::pilot_rows(&find_root(&here)?, files)?);
             Ok(ExitCode::SUCCESS)
         }
-        (["verify", numbers @ ..], false) => verify(&find_root(&here)?, numbers),
+        (["verify", numbers @ ..], false) => {
+            runner::end_everything_on_interrupt();
+            runner::adopt_orphans();
+            verify(&find_root(&here)?, numbers)
+        }
         ([], _) => Err(format!("which command?\n\n{USAGE}")),
         ([command @ ("start" | "check" | "reset" | "diff")], _) => Err(format!(
             "`cargo workshop {command}` needs a step number, 1 to 8\n\n{}",

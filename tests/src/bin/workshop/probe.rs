@@ -18,8 +18,8 @@ use std::time::Duration;
 use workshop_tests::runner::{self, Cargo, Progress, Settings, TestCase, TestRun};
 use workshop_tests::track::{self, Marked};
 
-use crate::Step;
 use crate::check::{Blame, authors_body};
+use crate::{Step, seed};
 
 /// How long a rerun test may take: with the authors' function back, a test
 /// that hung ends in about a second; this much is plenty under load too.
@@ -53,12 +53,7 @@ pub fn find<'a>(
     };
     let probe = target.join("workshop-probe");
     let copy = probe.join("workspace");
-    let mut first_build = if probe.join("target").is_dir() {
-        ""
-    } else {
-        "; the copy's first build takes a minute or two"
-    };
-    if let Err(err) = sync_tree(&step.root, &copy) {
+    if let Err(err) = prepare_copy(step, &target, &probe) {
         progress.say(&format!("could not copy the repository: {err}"));
         return Found::Nothing;
     }
@@ -74,8 +69,7 @@ pub fn find<'a>(
         .iter()
         .any(|run| run.hung() && rerun.contains(&run.case))
     {
-        progress.say(&format!("rerunning the failures in a copy{first_build}"));
-        first_build = "";
+        progress.say("rerunning the failures in a copy");
         let passing = rerun_in_copy(&copy_cargo, &rerun, progress);
         rerun.retain(|case| !passing.contains(&case.id()));
         if rerun.is_empty() {
@@ -87,12 +81,11 @@ pub fn find<'a>(
         in_likely_order(suspects, failing).into_iter().enumerate()
     {
         progress.say(&format!(
-            "which function? the authors' `{}` in a copy ({} of {}){first_build}",
+            "which function? the authors' `{}` in a copy ({} of {})",
             suspect.function,
             index + 1,
             suspects.len(),
         ));
-        first_build = "";
         let passing = with_authors(step, &copy, suspect, || {
             rerun_in_copy(&copy_cargo, &rerun, progress)
         });
@@ -123,10 +116,32 @@ pub fn find<'a>(
     best.map_or(Found::Nothing, Found::Culprit)
 }
 
-/// The failing tests to rerun: the quickest first, hangs last.
+/// Says the probe folder was seeded from the participant's build.
+const SEEDED: &str = "seeded";
+
+/// Brings the copy of the repository up to date, and its build folder
+/// from the participant's (an older probe folder, built from nothing, is
+/// replaced whole).
+fn prepare_copy(step: &Step, target: &Path, probe: &Path) -> Result<(), String> {
+    if !probe.join(SEEDED).is_file() {
+        let _ = fs::remove_dir_all(probe);
+    }
+    sync_tree(&step.root, &probe.join("workspace"))?;
+    seed::seed(target, &probe.join("target"))?;
+    fs::write(probe.join(SEEDED), "").map_err(|err| format!("{err}"))
+}
+
+/// The failing tests to rerun: the quickest first, hangs last, and of one
+/// file where it can be: each substitution rebuilds the executable of
+/// every file rerun.
 fn tests_to_rerun(failing: &[&TestRun]) -> Vec<TestCase> {
     let mut sorted = failing.to_vec();
     sorted.sort_by_key(|run| (run.hung(), run.took));
+    let Some(first) = sorted.first() else {
+        return Vec::new();
+    };
+    let file = first.case.file.clone();
+    sorted.sort_by_key(|run| (run.case.file != file, run.hung(), run.took));
     sorted
         .iter()
         .take(RERUN)
@@ -185,9 +200,10 @@ fn rerun_in_copy(
     let mut files: Vec<String> =
         cases.iter().map(|case| case.file.clone()).collect();
     files.dedup();
-    let Ok(Ok(binaries)) = runner::build_tests(cargo, &files, progress) else {
+    let Ok(Ok(built)) = runner::build_tests(cargo, &files, progress) else {
         return Vec::new();
     };
+    let binaries = built.binaries;
     let in_copy: Vec<TestCase> = cases
         .iter()
         .filter_map(|case| {
@@ -211,8 +227,10 @@ fn rerun_in_copy(
 }
 
 /// Makes `to` a copy of the repository's sources at `from`, writing only
-/// the files that differ, so the copy's build stays incremental. Build
-/// output, git's folder and the book are left out.
+/// the files that differ, each with the time it has at `from`: the
+/// participant's build output, seeded into the copy's, is then fresh for
+/// it exactly where it is in the participant's. Build output, git's folder
+/// and the book are left out.
 fn sync_tree(from: &Path, to: &Path) -> Result<(), String> {
     fs::create_dir_all(to).map_err(|err| format!("{}: {err}", to.display()))?;
     for entry in fs::read_dir(from)
@@ -227,11 +245,13 @@ fn sync_tree(from: &Path, to: &Path) -> Result<(), String> {
             continue;
         }
         let dest = to.join(&name);
+        let failed = |err: std::io::Error| format!("{}: {err}", path.display());
         if path.is_dir() {
             sync_tree(&path, &dest)?;
-        } else if fs::read(&path).ok() != fs::read(&dest).ok() {
-            fs::copy(&path, &dest)
-                .map_err(|err| format!("{}: {err}", path.display()))?;
+        } else if !dest.exists() || fs::read(&path).ok() != fs::read(&dest).ok() {
+            seed::copy_with_times(&path, &dest).map_err(failed)?;
+        } else {
+            seed::same_time(&path, &dest).map_err(failed)?;
         }
     }
     Ok(())

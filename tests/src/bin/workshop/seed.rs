@@ -1,0 +1,139 @@
+//! The probe's build folder, started from the participant's own instead of
+//! from nothing: a first build of the copy from nothing took 135 s to
+//! 375 s and 600 MB, at the moment the participant waits for a verdict.
+//!
+//! Nothing Cargo builds depends on where the workspace is (it names each
+//! source relative to the workspace, and the tests find the workspace at
+//! run time: `workshop_tests::workspace_root`), so the copy can start
+//! from the participant's build as it is. Cargo finds it fresh where the
+//! copy's sources are the same (`probe::sync_tree` keeps their times) and
+//! rebuilds only the step the probe changes, and the tests. It is seeded
+//! again at each probe, so what the participant's check has just built is
+//! never built again in the copy.
+//!
+//! Sharing a file must never let the participant's build see the probe's
+//! version of their step. What rustc and the linker write (libraries,
+//! executables) they replace by a new file, so the old one stays as it was
+//! for whoever else links to it (measured: after a rebuild, a hard link to
+//! the old library or executable keeps the old file): those are
+//! hard-linked, at no cost in disk. What Cargo notes (fingerprints, build
+//! scripts' output) and rustc's `.d` files are rewritten in place, so
+//! those are copied, with their times; they are small.
+
+use std::fs;
+use std::path::Path;
+
+/// The folder of the profile `cargo test` builds in.
+const PROFILE: &str = "debug";
+
+/// The folders of a profile's output that the copy's build reads (not the
+/// incremental caches: the copy makes its own for what it rebuilds).
+const OUTPUT: [&str; 3] = ["deps", "build", ".fingerprint"];
+
+/// Fills `to` (the probe's target folder) from `from` (the participant's),
+/// replacing what the probe built there before: the participant's build is
+/// of their code as it is now, so what is left to build is only what the
+/// probe changes. (What the probe built that the participant never did
+/// stays, with Cargo's fingerprints for it.)
+pub fn seed(from: &Path, to: &Path) -> Result<(), String> {
+    for folder in OUTPUT {
+        place(
+            &from.join(PROFILE).join(folder),
+            &to.join(PROFILE).join(folder),
+        )?;
+    }
+    Ok(())
+}
+
+/// Puts `from` at `to`, file by file for a folder; each file shared if
+/// rustc or the linker wrote it, else copied.
+fn place(from: &Path, to: &Path) -> Result<(), String> {
+    let failed = |err: std::io::Error| format!("{}: {err}", to.display());
+    if from.is_dir() {
+        fs::create_dir_all(to).map_err(failed)?;
+        for entry in fs::read_dir(from).map_err(failed)?.flatten() {
+            place(&entry.path(), &to.join(entry.file_name()))?;
+        }
+        return Ok(());
+    }
+    if is_replaced_whole(from) {
+        let _ = fs::remove_file(to);
+        fs::hard_link(from, to).or_else(|_| copy_with_times(from, to))
+    } else {
+        copy_with_times(from, to)
+    }
+    .map_err(failed)
+}
+
+/// Whether a file of the build output is a library or an executable, which
+/// a rebuild replaces by a new file rather than writes over: in `deps/`,
+/// `libstep05-….rlib` or `step05_tasks-…`; in `build/`, a build script.
+fn is_replaced_whole(path: &Path) -> bool {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let extension = path.extension().unwrap_or_default().to_string_lossy();
+    let in_deps = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|folder| folder == "deps");
+    let compiled = ["rlib", "rmeta", "so", "dylib", "dll", "exe", "pdb"];
+    compiled.contains(&extension.as_ref())
+        || (in_deps && extension.is_empty())
+        || name.starts_with("build-script-")
+        || name.starts_with("build_script_")
+}
+
+/// A copy that keeps the time `from` was last written: Cargo compares it
+/// with the sources' to tell what is fresh.
+pub fn copy_with_times(from: &Path, to: &Path) -> std::io::Result<()> {
+    fs::copy(from, to)?;
+    same_time(from, to)
+}
+
+/// Gives `to` the time `from` was last written.
+pub fn same_time(from: &Path, to: &Path) -> std::io::Result<()> {
+    let written = fs::metadata(from)?.modified()?;
+    if fs::metadata(to)?.modified()? == written {
+        return Ok(());
+    }
+    fs::File::options()
+        .write(true)
+        .open(to)?
+        .set_modified(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn replaced_whole(path: &str) -> bool {
+        is_replaced_whole(Path::new(path))
+    }
+
+    #[test]
+    fn libraries_and_executables_are_shared() {
+        assert!(replaced_whole("debug/deps/libstep05-0123456789abcdef.rlib"));
+        assert!(replaced_whole("debug/deps/libmio-0123456789abcdef.rmeta"));
+        assert!(replaced_whole(
+            "debug/deps/libserde_derive-0123456789abcdef.so"
+        ));
+        assert!(replaced_whole("debug/deps/step05_tasks-0123456789abcdef"));
+        assert!(replaced_whole(
+            "debug/build/libc-0123456789abcdef/build-script-build"
+        ));
+    }
+
+    #[test]
+    fn what_cargo_and_rustc_write_in_place_is_copied() {
+        assert!(!replaced_whole("debug/deps/step05-0123456789abcdef.d"));
+        assert!(!replaced_whole(
+            "debug/.fingerprint/step05-0123456789abcdef/lib-step05"
+        ));
+        assert!(!replaced_whole(
+            "debug/.fingerprint/step05-0123456789abcdef/dep-lib-step05"
+        ));
+        assert!(!replaced_whole("debug/build/libc-0123456789abcdef/output"));
+        assert!(!replaced_whole(
+            "debug/build/libc-0123456789abcdef/root-output"
+        ));
+    }
+}
