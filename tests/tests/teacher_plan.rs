@@ -608,7 +608,8 @@ fn every_chapter_box_adds_up_and_assigns_only_core_sections() {
     let mut demonstrated = Vec::new();
     for heading in PLANS {
         for row in plan_rows(&page, heading, &mut problems) {
-            let (Some(minutes), Some(chapter)) = (row.minutes, linked_chapter(&row.what))
+            let (Some(minutes), Some(chapter)) =
+                (row.minutes, linked_chapter(&row.what))
             else {
                 continue; // a break, the introduction, the wrap-up, the end
             };
@@ -634,7 +635,8 @@ fn every_chapter_box_adds_up_and_assigns_only_core_sections() {
                 .split_once("Try it ")
                 .map(|(_, list)| exercise_numbers(list))
                 .unwrap_or_default();
-            let (covers, skips) = row.what.split_once("skips").unwrap_or((&row.what, ""));
+            let (covers, skips) =
+                row.what.split_once("skips").unwrap_or((&row.what, ""));
             let build = if covers.contains("Build it") {
                 size.build_it
             } else {
@@ -649,7 +651,8 @@ fn every_chapter_box_adds_up_and_assigns_only_core_sections() {
             );
             let stated_box = format!("{minutes} min = {}", row.parts);
             if stated_box != want {
-                problems.push(format!("{place}: `{stated_box}`, should be `{want}`"));
+                problems
+                    .push(format!("{place}: `{stated_box}`, should be `{want}`"));
             }
             let Some((core, depth)) = core_note(&chapter) else {
                 problems.push(format!("{place}: {chapter} has no core note"));
@@ -657,14 +660,20 @@ fn every_chapter_box_adds_up_and_assigns_only_core_sections() {
             };
             for section in &depth {
                 if covers.contains(section.as_str()) {
-                    problems.push(format!("{place}: assigns \"{section}\", a depth section"));
+                    problems.push(format!(
+                        "{place}: assigns \"{section}\", a depth section"
+                    ));
                 }
                 if !skips.contains(section.as_str()) {
-                    problems.push(format!("{place}: does not name \"{section}\" as skipped"));
+                    problems.push(format!(
+                        "{place}: does not name \"{section}\" as skipped"
+                    ));
                 }
             }
             if build > 0 && !core.iter().any(|section| section == "Build it") {
-                problems.push(format!("{place}: builds it, but {chapter}'s Build it is depth"));
+                problems.push(format!(
+                    "{place}: builds it, but {chapter}'s Build it is depth"
+                ));
             }
             let position = |section: &str| covers.find(section);
             if build > 0 && position("Build it") > position("The code") {
@@ -746,9 +755,7 @@ fn core_exercises(chapter: &str) -> Vec<usize> {
         .into_iter()
         .find(|(heading, _)| heading == "Try it")
         .and_then(|(_, label)| {
-            label
-                .strip_prefix("*Core: exercise ")
-                .map(exercise_numbers)
+            label.strip_prefix("*Core: exercise ").map(exercise_numbers)
         })
         .unwrap_or_default()
 }
