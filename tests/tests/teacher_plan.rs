@@ -857,3 +857,80 @@ fn the_pilot_table_holds_each_tracks_estimate() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The fenced blocks of a language (`sh`, `powershell`) in a piece of
+/// Markdown, each as its lines.
+fn code_blocks(markdown: &str, language: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in markdown.lines() {
+        let fence = line.trim_start();
+        match current.as_mut() {
+            Some(block) if fence.starts_with("```") => {
+                blocks.push(std::mem::take(block));
+                current = None;
+            }
+            Some(block) => {
+                block.push_str(line.trim_start());
+                block.push('\n');
+            }
+            None if fence == format!("```{language}") => {
+                current = Some(String::new())
+            }
+            None => {}
+        }
+    }
+    blocks
+}
+
+/// Plan B is pasted by someone with no network and no one to ask: its
+/// lines write the participant's own path into Cargo's configuration (not
+/// a placeholder to edit), in bash and in PowerShell, and build every step
+/// the day runs, one at a time, as `cargo run -p stepNN` will want them.
+#[test]
+fn plan_b_pastes_as_written_and_builds_every_step() {
+    let page = teacher_page();
+    let plan_b = page
+        .split_once("### Plan B")
+        .and_then(|(_, rest)| rest.split("\n### ").next())
+        .expect("teacher.md has a Plan B section");
+    let mut problems = Vec::new();
+    for (language, own_path) in [
+        ("sh", "directory = \"$HOME/"),
+        ("powershell", "directory = \"$vendor\""),
+    ] {
+        let Some(block) = code_blocks(plan_b, language)
+            .into_iter()
+            .find(|block| block.contains("[source.vendored-sources]"))
+        else {
+            problems
+                .push(format!("Plan B: no {language} lines for the participant"));
+            continue;
+        };
+        if !block.contains(own_path) {
+            problems.push(format!(
+                "Plan B, {language}: the vendored folder is not written as `{own_path}…`"
+            ));
+        }
+        if block.contains("<<'") || block.contains("@'") {
+            problems.push(format!(
+                "Plan B, {language}: a quoted here-doc writes its variables unexpanded"
+            ));
+        }
+        let steps = step_chapters().len();
+        let numbers: Vec<String> = (1..=steps).map(|n| n.to_string()).collect();
+        let bash_loop = format!(
+            "for step in {}; do cargo build -p step0$step",
+            numbers.join(" ")
+        );
+        let powershell_loop = format!(
+            "foreach ($step in 1..{steps}) {{ cargo build -p \"step0$step\""
+        );
+        if !(block.contains(&bash_loop) || block.contains(&powershell_loop)) {
+            problems.push(format!(
+                "Plan B, {language}: does not build each step on its own"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
