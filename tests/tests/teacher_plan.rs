@@ -875,7 +875,7 @@ fn code_blocks(markdown: &str, language: &str) -> Vec<String> {
                 block.push('\n');
             }
             None if fence == format!("```{language}") => {
-                current = Some(String::new())
+                current = Some(String::new());
             }
             None => {}
         }
