@@ -6,9 +6,10 @@
 //! socket, another task, another thread) wakes it, which queues one more
 //! poll. `sleep` and `yield_now` are the first things a task can await.
 //!
-//! Tasks sit on top of the callbacks of the steps before: polling a task is
-//! just one more callback on the ready queue, and `sleep` is a `call_at`
-//! whose callback wakes the task.
+//! Tasks sit on top of the callbacks of the steps before. Polling them is
+//! not a callback: it is the turn's own last phase, after the ready
+//! callbacks have run. `sleep` is a `call_at` whose callback wakes the
+//! task.
 //!
 //! # Reading map
 //!

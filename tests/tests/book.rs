@@ -12,8 +12,9 @@ use std::path::{Component, Path, PathBuf};
 
 use workshop_tests::book::{
     Include, Part, PinnedDiff, UPDATE_DIFFS_COMMAND, book_src, chapters,
-    check_include, expected_diffs, heading_ids, includes, links, part_of, read_text,
-    snapshot_header_lines, step_chapters, step_diff, step_number,
+    check_include, expected_diffs, heading_ids, includes, links, listed_whole,
+    part_of, read_text, snapshot_header_lines, step_chapters, step_diff,
+    step_number,
 };
 use workshop_tests::track;
 use workshop_tests::{files_below, workspace_root};
@@ -133,6 +134,9 @@ fn every_step_chapter_shows_its_code_output_and_diff() {
         for diff in diffs.iter().filter(|diff| diff.new_step == *folder) {
             wanted.push(diff.file());
         }
+        for file in listed_whole(number) {
+            wanted.push(format!("../../{folder}/{file}"));
+        }
         for path in wanted {
             if !shown.contains(&path.as_str()) {
                 problems.push(format!("{chapter}: does not include {path}"));
@@ -213,6 +217,14 @@ fn every_changed_file_is_in_a_part() {
                 problems.push(format!(
                     "{}/{} changed, but no part of the step's diff shows it: \
                      add it to DIFF_PARTS in tests/src/book.rs",
+                    diff.new_step, file.path
+                ));
+            }
+            let new_file = file.diff.starts_with("--- /dev/null");
+            if listed_whole(number).contains(&file.path.as_str()) && !new_file {
+                problems.push(format!(
+                    "{}/{} is listed whole instead of its diff, but it is not \
+                     new: the diff would show what changed",
                     diff.new_step, file.path
                 ));
             }

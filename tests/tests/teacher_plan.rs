@@ -6,10 +6,12 @@
 //! These tests measure the chapters again, compare within a tolerance, and
 //! redo every sum. When a chapter grows, the failure prints the new row.
 //!
-//! The rates are the page's own, stated there: 200 words of prose a minute,
-//! 30 lines of code a minute (a first read-through, not a study), 10 minutes
-//! for each "Try it" exercise, and for a build-it track 5 minutes a function
-//! plus a minute for every 2 lines of body a participant writes.
+//! The rates are the page's own, stated there: 130 words of prose a minute
+//! and 12 lines of code a minute (a room reading to understand, not to
+//! skim), 10 minutes for each "Try it" exercise, and for a build-it track 5
+//! minutes a function plus a minute for every 2 lines of body a participant
+//! writes; and a day the page plans from 9:00 to 17:30 at the latest, with
+//! a teacher's introduction to every chapter, breaks and a buffer.
 
 use std::collections::BTreeMap;
 
@@ -19,11 +21,26 @@ use workshop_tests::book::{
 };
 use workshop_tests::{track, workspace_root};
 
-const WORDS_PER_MINUTE: usize = 200;
-const CODE_LINES_PER_MINUTE: usize = 30;
+const WORDS_PER_MINUTE: usize = 130;
+const CODE_LINES_PER_MINUTE: usize = 12;
 const MINUTES_PER_EXERCISE: usize = 10;
 const MINUTES_PER_FUNCTION: usize = 5;
 const BODY_LINES_PER_MINUTE: usize = 2;
+/// What the teacher says before a chapter the room works through.
+const TEACHER_INTRO_MINUTES: usize = 5;
+/// A chapter the teacher shows instead of the room working through it.
+const LIVE_DEMO_MINUTES: usize = 20;
+/// Time kept free in each day, for set-up trouble and questions.
+const LEAST_BUFFER_MINUTES: usize = 30;
+const DAY_STARTS: &str = "9:00";
+const DAY_ENDS_BY: &str = "17:30";
+
+/// The sections timed by their own rates, not as reading: an exercise's
+/// minutes and a track's minutes include reading them.
+const PRACTICE: [&str; 2] = ["Try it", "Build it"];
+
+/// What a depth section says under its heading.
+const DEPTH_LABEL: &str = "*Depth: skip on the one-day path";
 
 /// One `## ` section of a chapter (the text above the first is `""`).
 #[derive(Debug, Default)]
@@ -129,7 +146,7 @@ fn prose_words(line: &str) -> usize {
 }
 
 /// What a chapter's "Core path" note at its top says: the sections of the
-/// core path, and those left for depth.
+/// core path, in the order it takes them, and those left for depth.
 fn core_note(chapter: &str) -> Option<(Vec<String>, Vec<String>)> {
     let markdown = read_text(&book_src().join(chapter));
     let note: Vec<&str> = markdown
@@ -188,8 +205,9 @@ fn measure(chapter: &str, folder: &str) -> Size {
     let core: Vec<String> =
         core_note(chapter).map(|(core, _)| core).unwrap_or_default();
     let is_core = |section: &&Section| {
+        let heading = section.heading.replace('`', "");
         section.heading.is_empty()
-            || core.contains(&section.heading.replace('`', ""))
+            || (core.contains(&heading) && !PRACTICE.contains(&heading.as_str()))
     };
     let try_it = read_text(&book_src().join(chapter))
         .split_once("\n## Try it\n")
@@ -464,122 +482,325 @@ fn the_page_states_the_rates_these_tests_use() {
         format!("{MINUTES_PER_EXERCISE} minutes (predict"),
         format!("{MINUTES_PER_FUNCTION} minutes a function"),
         format!("every {BODY_LINES_PER_MINUTE} lines of body"),
+        format!("{TEACHER_INTRO_MINUTES} minutes of introduction"),
+        format!("at least {LEAST_BUFFER_MINUTES} minutes of buffer"),
+        format!("{LIVE_DEMO_MINUTES} minutes of the teacher's time"),
+        format!("from {DAY_STARTS}"),
+        format!("by {DAY_ENDS_BY}"),
     ];
+    // As a reader sees it: line breaks and list indents are spaces.
+    let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
     let missing: Vec<&String> = stated
         .iter()
-        .filter(|rate| !page.replace('\n', " ").contains(rate.as_str()))
+        .filter(|rate| !page.contains(rate.as_str()))
         .collect();
     assert!(missing.is_empty(), "teacher.md does not say {missing:?}");
 }
 
-/// `1:50` as minutes.
+/// `9:50` as minutes after midnight.
 fn clock(cell: &str) -> usize {
     let (hours, minutes) = cell.split_once(':').expect("a time as h:mm");
     number(hours) * 60 + number(minutes)
 }
 
-/// The plans' boxes add up: each starts where the one before ended, and a
-/// chapter's box is its reading, its exercises and its track, as stated in
-/// "The chapters, measured", and says which sections it skips.
+fn clock_text(minutes: usize) -> String {
+    format!("{}:{:02}", minutes / 60, minutes % 60)
+}
+
+/// The headings of the plans' tables: one day, and the day after it for a
+/// group that has two.
+const PLANS: [&str; 2] = ["## One day", "## A second day"];
+
+/// A row of a plan: when it starts, its box, and what it does.
+struct PlanRow {
+    place: String,
+    from: usize,
+    minutes: Option<usize>,
+    parts: String,
+    what: String,
+}
+
+fn plan_rows(page: &str, heading: &str, problems: &mut Vec<String>) -> Vec<PlanRow> {
+    let mut rows = Vec::new();
+    for cells in table_rows(page, heading) {
+        let [from, boxed, what] = cells.as_slice() else {
+            problems.push(format!("{heading}: a row of 3 cells: {cells:?}"));
+            continue;
+        };
+        let (total, parts) = boxed.split_once(" = ").unwrap_or((boxed, ""));
+        rows.push(PlanRow {
+            place: format!("{heading}, {from}"),
+            from: clock(from),
+            minutes: (!total.is_empty()).then(|| number(total)),
+            parts: parts.to_owned(),
+            what: what.clone(),
+        });
+    }
+    rows
+}
+
+/// Each day starts at 9:00, every box where the one before ended, and the
+/// day ends by 17:30, with two breaks, a lunch and at least 30 minutes of
+/// buffer.
 #[test]
-fn every_box_of_the_plans_adds_up() {
+fn every_day_starts_at_nine_and_ends_in_time_with_breaks_and_a_buffer() {
+    let page = teacher_page();
+    let mut problems = Vec::new();
+    for heading in PLANS {
+        let rows = plan_rows(&page, heading, &mut problems);
+        let mut expected_start = clock(DAY_STARTS);
+        let mut end = None;
+        let (mut breaks, mut lunches, mut buffer) = (0, 0, 0);
+        for row in &rows {
+            if row.from != expected_start {
+                problems.push(format!(
+                    "{}: starts at {}, where the box before ends",
+                    row.place,
+                    clock_text(expected_start)
+                ));
+            }
+            let Some(minutes) = row.minutes else {
+                end = Some(row.from);
+                break;
+            };
+            expected_start = row.from + minutes;
+            let kind = row.what.split([' ', ':', ',']).next().unwrap_or("");
+            match kind {
+                "break" => breaks += 1,
+                "lunch" => lunches += 1,
+                "buffer" => buffer += minutes,
+                _ => {}
+            }
+        }
+        match end {
+            Some(end) if end <= clock(DAY_ENDS_BY) => {}
+            Some(end) => problems.push(format!(
+                "{heading}: ends at {}, after {DAY_ENDS_BY}",
+                clock_text(end)
+            )),
+            None => problems.push(format!("{heading}: no row for the day's end")),
+        }
+        if breaks < 2 || lunches < 1 {
+            problems.push(format!(
+                "{heading}: {breaks} breaks and {lunches} lunch, not two and one"
+            ));
+        }
+        if buffer < LEAST_BUFFER_MINUTES {
+            problems.push(format!(
+                "{heading}: {buffer} min of buffer, not {LEAST_BUFFER_MINUTES}"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A chapter's box is the teacher's introduction, its core reading, its
+/// exercises and its track, as stated in "The chapters, measured"; it reads
+/// only core sections, builds before it reads the answer, and names every
+/// depth section as skipped. A chapter shown as the teacher's live demo on
+/// the first day is worked through on the second.
+#[test]
+fn every_chapter_box_adds_up_and_assigns_only_core_sections() {
     let stated = stated_sizes();
     let page = teacher_page();
     let mut problems = Vec::new();
-    let mut checked = 0;
-    for heading in ["## One day: the core path", "### Day one", "### Day two"] {
-        let mut expected_start = 0;
-        for cells in table_rows(&page, heading) {
-            let [from, boxed, what] = cells.as_slice() else {
-                problems.push(format!("{heading}: a row of 3 cells: {cells:?}"));
+    let mut worked = Vec::new();
+    let mut demonstrated = Vec::new();
+    for heading in PLANS {
+        for row in plan_rows(&page, heading, &mut problems) {
+            let (Some(minutes), Some(chapter)) =
+                (row.minutes, linked_chapter(&row.what))
+            else {
+                continue; // a break, the introduction, the wrap-up, the end
+            };
+            let place = &row.place;
+            if row.what.contains("live demo") {
+                if !row.parts.is_empty() || minutes != LIVE_DEMO_MINUTES {
+                    problems.push(format!(
+                        "{place}: a live demo takes {LIVE_DEMO_MINUTES} min, no reading"
+                    ));
+                }
+                if heading == PLANS[0] {
+                    demonstrated.push(chapter);
+                }
                 continue;
-            };
-            let place = format!("{heading}, {from}");
-            if clock(from) != expected_start {
-                problems.push(format!(
-                    "{place}: starts at {}:{:02}, where the box before ends",
-                    expected_start / 60,
-                    expected_start % 60
-                ));
             }
-            if boxed.is_empty() {
-                continue; // the day's end
-            }
-            let (total, parts) = boxed.split_once(" = ").unwrap_or((boxed, ""));
-            let total = number(total);
-            expected_start = clock(from) + total;
-            let Some(chapter) = linked_chapter(what) else {
-                continue; // a break, the introduction, the wrap-up
-            };
-            checked += 1;
-            let Some(size) = stated.get(&chapter) else {
-                problems.push(format!("{place}: {chapter} has no measured row"));
-                continue;
-            };
-            let every_section = what.contains("every section");
-            let reading = if every_section {
-                size.all_reading
-            } else {
-                size.core_reading
-            };
-            let exercises = what
-                .split_once("Try it ")
-                .map_or(0, |(_, list)| exercise_count(list));
-            let build = if what.contains("build it") {
-                size.build_it
-            } else {
-                0
-            };
-            let want = format!(
-                "{} min = {reading} reading + {} Try it + {build} build it",
-                reading + exercises * MINUTES_PER_EXERCISE + build,
-                exercises * MINUTES_PER_EXERCISE,
-            );
-            if boxed != &want || parts.is_empty() {
-                problems.push(format!("{place}: `{boxed}`, should be `{want}`"));
-            }
-            if !every_section {
-                let (_, depth) = core_note(&chapter).unwrap_or_default();
-                let (covers, skips) = what.split_once("skips").unwrap_or((what, ""));
-                for section in &depth {
-                    if !covers.contains(section.as_str())
-                        && !skips.contains(section.as_str())
-                    {
-                        problems.push(format!(
-                            "{place}: names \"{section}\" neither as read nor as skipped"
-                        ));
-                    }
+            worked.push(chapter.clone());
+            match stated.get(&chapter) {
+                Some(size) => check_worked_box(&row, &chapter, size, &mut problems),
+                None => {
+                    problems.push(format!("{place}: {chapter} has no measured row"));
                 }
             }
         }
     }
+    for chapter in &demonstrated {
+        if !worked.contains(chapter) {
+            problems.push(format!(
+                "{chapter} is a live demo on the first day and not worked through on the second"
+            ));
+        }
+    }
+    for (chapter, _) in step_chapters() {
+        if !worked.contains(&chapter) && !demonstrated.contains(&chapter) {
+            problems.push(format!("{chapter} is in no plan"));
+        }
+    }
     assert!(
-        checked >= 16,
-        "only {checked} chapter boxes found in the plans"
+        worked.len() + demonstrated.len() >= 8,
+        "only {} chapter boxes found in the plans",
+        worked.len() + demonstrated.len()
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// How many exercises `1, 3` or `1-4` names (up to the first `;`).
-fn exercise_count(list: &str) -> usize {
-    let list = list.split([';', ',']).collect::<Vec<_>>();
-    let mut count = 0;
-    for item in list {
-        let item = item.trim();
-        let item = item.split_whitespace().next().unwrap_or("");
-        if let Some((a, b)) = item.split_once('-') {
+/// One box of a chapter the room works through: its sum, and the sections
+/// and exercises it assigns.
+fn check_worked_box(
+    row: &PlanRow,
+    chapter: &str,
+    size: &Stated,
+    problems: &mut Vec<String>,
+) {
+    let place = &row.place;
+    let exercises = row
+        .what
+        .split_once("Try it ")
+        .map(|(_, list)| exercise_numbers(list))
+        .unwrap_or_default();
+    let (covers, skips) = row.what.split_once("skips").unwrap_or((&row.what, ""));
+    let build = if covers.contains("Build it") {
+        size.build_it
+    } else {
+        0
+    };
+    let exercise_minutes = exercises.len() * MINUTES_PER_EXERCISE;
+    let reading = size.core_reading;
+    let want = format!(
+        "{} min = {TEACHER_INTRO_MINUTES} intro + {reading} reading + \
+         {exercise_minutes} Try it + {build} build it",
+        TEACHER_INTRO_MINUTES + reading + exercise_minutes + build,
+    );
+    let stated_box = format!("{} min = {}", row.minutes.unwrap_or(0), row.parts);
+    if stated_box != want {
+        problems.push(format!("{place}: `{stated_box}`, should be `{want}`"));
+    }
+    let Some((core, depth)) = core_note(chapter) else {
+        problems.push(format!("{place}: {chapter} has no core note"));
+        return;
+    };
+    for section in &depth {
+        if covers.contains(section.as_str()) {
+            problems
+                .push(format!("{place}: assigns \"{section}\", a depth section"));
+        }
+        if !skips.contains(section.as_str()) {
+            problems
+                .push(format!("{place}: does not name \"{section}\" as skipped"));
+        }
+    }
+    if build > 0 && !core.iter().any(|section| section == "Build it") {
+        problems.push(format!(
+            "{place}: builds it, but {chapter}'s Build it is depth"
+        ));
+    }
+    let position = |section: &str| covers.find(section);
+    if build > 0 && position("Build it") > position("The code") {
+        problems.push(format!(
+            "{place}: reads The code, the answer, before Build it"
+        ));
+    }
+    let core_exercises = core_exercises(chapter);
+    for exercise in &exercises {
+        if !core_exercises.contains(exercise) {
+            problems.push(format!(
+                "{place}: assigns Try it {exercise}, which {chapter} calls depth"
+            ));
+        }
+    }
+}
+
+/// The numbers `1, 3`, `1 and 3` or `1-4` name, up to the first word
+/// that is none of these.
+fn exercise_numbers(list: &str) -> Vec<usize> {
+    let mut numbers = Vec::new();
+    for word in list.split_whitespace() {
+        let word = word.trim_end_matches([',', ';']);
+        if word == "and" {
+            continue;
+        }
+        if let Some((a, b)) = word.split_once('-') {
             if let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<usize>()) {
-                count += b + 1 - a;
+                numbers.extend(a..=b);
                 continue;
             }
         }
-        if item.parse::<usize>().is_ok() {
-            count += 1;
-        } else {
-            break;
+        match word.parse::<usize>() {
+            Ok(number) => numbers.push(number),
+            Err(_) => break,
         }
     }
-    count
+    numbers
+}
+
+/// The first line of prose under each `## ` heading of a chapter.
+fn labels(chapter: &str) -> Vec<(String, String)> {
+    let markdown = read_text(&book_src().join(chapter));
+    let mut labels = Vec::new();
+    let mut lines = markdown.lines();
+    while let Some(line) = lines.next() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            let first = lines.by_ref().find(|line| !line.trim().is_empty());
+            labels.push((heading.replace('`', ""), first.unwrap_or("").to_owned()));
+        }
+    }
+    labels
+}
+
+/// The exercises a chapter's "Try it" calls core, in its label:
+/// `*Core: exercise 2, …`.
+fn core_exercises(chapter: &str) -> Vec<usize> {
+    labels(chapter)
+        .into_iter()
+        .find(|(heading, _)| heading == "Try it")
+        .and_then(|(_, label)| {
+            label.strip_prefix("*Core: exercise ").map(exercise_numbers)
+        })
+        .unwrap_or_default()
+}
+
+/// A reader who opens a chapter in the middle knows where they are: every
+/// depth section says so under its heading, no core one does, and "Try it"
+/// names the exercises that are core.
+#[test]
+fn every_heading_of_a_step_chapter_is_core_or_labelled_depth() {
+    let mut problems = Vec::new();
+    for (chapter, _) in step_chapters() {
+        let Some((_, depth)) = core_note(&chapter) else {
+            continue; // the note's own test says so
+        };
+        for (heading, label) in labels(&chapter) {
+            let labelled = label.starts_with(DEPTH_LABEL);
+            if depth.contains(&heading) && !labelled {
+                problems.push(format!(
+                    "{chapter}, \"{heading}\": depth, but its first line is not `{DEPTH_LABEL}…`"
+                ));
+            }
+            if !depth.contains(&heading) && labelled {
+                problems.push(format!(
+                    "{chapter}, \"{heading}\": core, but labelled depth"
+                ));
+            }
+        }
+        if !depth.iter().any(|section| section == "Try it")
+            && core_exercises(&chapter).is_empty()
+        {
+            problems.push(format!(
+                "{chapter}: \"Try it\" is core, and its label does not say which exercise"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// The build-it minutes are estimates from each track's size, and the page
@@ -633,6 +854,83 @@ fn the_pilot_table_holds_each_tracks_estimate() {
         problems.push(format!(
             "{PILOT}: rows for tracks {tracks:?}, not {steps:?}"
         ));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The fenced blocks of a language (`sh`, `powershell`) in a piece of
+/// Markdown, each as its lines.
+fn code_blocks(markdown: &str, language: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in markdown.lines() {
+        let fence = line.trim_start();
+        match current.as_mut() {
+            Some(block) if fence.starts_with("```") => {
+                blocks.push(std::mem::take(block));
+                current = None;
+            }
+            Some(block) => {
+                block.push_str(line.trim_start());
+                block.push('\n');
+            }
+            None if fence == format!("```{language}") => {
+                current = Some(String::new());
+            }
+            None => {}
+        }
+    }
+    blocks
+}
+
+/// Plan B is pasted by someone with no network and no one to ask: its
+/// lines write the participant's own path into Cargo's configuration (not
+/// a placeholder to edit), in bash and in PowerShell, and build every step
+/// the day runs, one at a time, as `cargo run -p stepNN` will want them.
+#[test]
+fn plan_b_pastes_as_written_and_builds_every_step() {
+    let page = teacher_page();
+    let plan_b = page
+        .split_once("### Plan B")
+        .and_then(|(_, rest)| rest.split("\n### ").next())
+        .expect("teacher.md has a Plan B section");
+    let mut problems = Vec::new();
+    for (language, own_path) in [
+        ("sh", "directory = \"$HOME/"),
+        ("powershell", "directory = \"$vendor\""),
+    ] {
+        let Some(block) = code_blocks(plan_b, language)
+            .into_iter()
+            .find(|block| block.contains("[source.vendored-sources]"))
+        else {
+            problems
+                .push(format!("Plan B: no {language} lines for the participant"));
+            continue;
+        };
+        if !block.contains(own_path) {
+            problems.push(format!(
+                "Plan B, {language}: the vendored folder is not written as `{own_path}…`"
+            ));
+        }
+        if block.contains("<<'") || block.contains("@'") {
+            problems.push(format!(
+                "Plan B, {language}: a quoted here-doc writes its variables unexpanded"
+            ));
+        }
+        let steps = step_chapters().len();
+        let numbers: Vec<String> = (1..=steps).map(|n| n.to_string()).collect();
+        let bash_loop = format!(
+            "for step in {}; do cargo build -p step0$step",
+            numbers.join(" ")
+        );
+        let powershell_loop = format!(
+            "foreach ($step in 1..{steps}) {{ cargo build -p \"step0$step\""
+        );
+        if !(block.contains(&bash_loop) || block.contains(&powershell_loop)) {
+            problems.push(format!(
+                "Plan B, {language}: does not build each step on its own"
+            ));
+        }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
