@@ -7,7 +7,7 @@
 //! - `wait 0.500 s: the next deadline` or `wait 0 s: a callback is ready`:
 //!   how long the loop sleeps, and why; then `waited 0.501 s`.
 //! - `timer due: 1 (deadline +0.500 s)`: a timer that came due.
-//! - `ran 3 callbacks`: the callbacks that were ready at the turn's start.
+//! - `ran 3 callbacks`: the callbacks that were ready as the run phase began.
 //!
 //! `run` ends with `wait: nothing to wait for`.
 

@@ -11,7 +11,7 @@
 //!   its write waiter is ready` or `socket 3 readable: nobody waits`: a
 //!   socket `poll` reported, and whether a waiter was there to take it.
 //! - `timer due: 1 (deadline +0.500 s)`: a timer that came due.
-//! - `ran 3 callbacks`: the callbacks that were ready at the turn's start.
+//! - `ran 3 callbacks`: the callbacks that were ready as the run phase began.
 //! - `task 2 woken: polled this turn`: the turn's last phase begins with
 //!   every task woken since the loop last looked (this turn's callbacks
 //!   may have woken some), in the order they were woken; each is then

@@ -334,10 +334,11 @@ impl EventLoop {
     // ANCHOR_END: due_timers
 
     // ANCHOR: run_ready
-    /// Runs the callbacks that are ready at the start of this turn. Callbacks
-    /// they schedule wait for the next turn, so a callback that keeps
-    /// rescheduling itself cannot keep timers from firing. Each comes off the
-    /// queue before it runs: it may schedule more, which borrows the queue.
+    /// Runs the callbacks that are ready as this phase begins (timers that
+    /// fell due this turn included). Callbacks they schedule wait for the
+    /// next turn, so a callback that keeps rescheduling itself cannot keep
+    /// timers from firing. Each comes off the queue before it runs: it may
+    /// schedule more, which borrows the queue.
     ///
     /// For `LOOP_TRACE`: `self.trace.callback_begins()` and
     /// `self.trace.callback_ends()` around each callback, then
