@@ -20,6 +20,7 @@ pub mod server;
 pub mod track;
 
 use std::cell::Cell;
+use std::env::consts::EXE_SUFFIX;
 use std::fmt;
 use std::fs;
 use std::future::Future;
@@ -38,6 +39,8 @@ use std::time::{Duration, Instant};
 /// The build goes through Cargo every time. Running a binary left in
 /// `target/` by some earlier build could test stale code and pass; Cargo's
 /// own freshness check is what guarantees the binary matches the source.
+/// (Under Wine, `.ci/wine` runs that build just before the tests: see
+/// `PREBUILT_STEPS`.)
 pub fn run_step(package: &str, args: &[&str]) -> Transcript {
     let mut command = step_command(package);
     command.args(args);
@@ -107,13 +110,7 @@ fn read_to_end_in_background(
 /// A `Command` for `package`'s freshly built binary, for tests that talk to
 /// it while it runs (servers) rather than wait for it to finish.
 pub fn step_command(package: &str) -> Command {
-    let binary = escargot::CargoBuild::new()
-        .manifest_path(workspace_root().join("Cargo.toml"))
-        .package(package)
-        .bin(package)
-        .run()
-        .unwrap_or_else(|err| panic!("could not build {package}: {err}"));
-    let mut command = binary.command();
+    let mut command = built_program(package, None);
     // A participant's own `LOOP_TRACE=1` must not leak into the pinned runs:
     // the tests that want the trace set it themselves.
     command.env_remove("LOOP_TRACE");
@@ -123,16 +120,8 @@ pub fn step_command(package: &str) -> Command {
 /// Builds `package`'s example `example` from the current source and runs
 /// it, as `cargo run -p <package> --example <example>` does.
 pub fn run_example(package: &str, example: &str) -> Transcript {
-    let built = escargot::CargoBuild::new()
-        .manifest_path(workspace_root().join("Cargo.toml"))
-        .package(package)
-        .example(example)
-        .run()
-        .unwrap_or_else(|err| {
-            panic!("could not build {package}'s {example}: {err}")
-        });
-    let output = built
-        .command()
+    let mut command = built_program(package, Some(example));
+    let output = command
         .env_remove("LOOP_TRACE")
         .output()
         .unwrap_or_else(|err| panic!("could not run {package}'s {example}: {err}"));
@@ -142,6 +131,50 @@ pub fn run_example(package: &str, example: &str) -> Transcript {
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
         exit_code: output.status.code(),
     }
+}
+
+/// A `Command` for `package`'s binary, or for its example `example`, built
+/// by Cargo from the current source (or taken from `PREBUILT_STEPS`).
+fn built_program(package: &str, example: Option<&str>) -> Command {
+    let file = match example {
+        Some(example) => format!("{package}/{example}{EXE_SUFFIX}"),
+        None => format!("{package}{EXE_SUFFIX}"),
+    };
+    if let Some(binary) = prebuilt(&file) {
+        return Command::new(binary);
+    }
+    let build = escargot::CargoBuild::new()
+        .manifest_path(workspace_root().join("Cargo.toml"))
+        .package(package);
+    let build = match example {
+        Some(example) => build.example(example),
+        None => build.bin(package),
+    };
+    build
+        .run()
+        .unwrap_or_else(|err| panic!("could not build {file}: {err}"))
+        .command()
+}
+
+/// The folder `.ci/wine` names in this variable when it runs the tests of
+/// the Windows build under Wine: the steps' programs, built by Cargo just
+/// before, wait there. A Windows process under Wine can start Windows
+/// programs but not Linux ones such as `cargo`, so there the tests cannot
+/// build the steps themselves.
+pub const PREBUILT_STEPS: &str = "WORKSHOP_PREBUILT_STEPS";
+
+/// `file` in the folder `PREBUILT_STEPS` names, if it names one; it must
+/// be there then: a missing program fails the test rather than passing it
+/// over.
+fn prebuilt(file: &str) -> Option<PathBuf> {
+    let folder = PathBuf::from(std::env::var_os(PREBUILT_STEPS)?);
+    let binary = folder.join(file);
+    assert!(
+        binary.is_file(),
+        "{PREBUILT_STEPS} is set, but {} is not there",
+        binary.display()
+    );
+    Some(binary)
 }
 
 /// Every file below `dir`, as a path relative to it with `/` between its

@@ -175,7 +175,9 @@ fn dropping_the_loop_drops_its_pending_tasks() {
 fn sleep_outside_block_on_says_what_is_missing() {
     within(HANG_LIMIT, || {
         let lp = new_loop();
-        lp.spawn(sleep(Duration::from_millis(1)));
+        // Long enough to be pending at its first poll on any machine: a sleep
+        // whose deadline has passed is ready without asking for the loop.
+        lp.spawn(sleep(Duration::from_secs(3600)));
         // `run` drives callbacks only; tasks that need the loop need `block_on`.
         lp.run().unwrap();
     });
