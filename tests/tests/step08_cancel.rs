@@ -4,10 +4,15 @@
 
 use std::cell::{Cell, RefCell};
 use std::future::{self, Future};
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use step08::{EventLoop, JoinError, JoinHandle, sleep_until, spawn, yield_now};
+use step08::{
+    EventLoop, JoinError, JoinHandle, TcpListener, sleep, sleep_until, spawn,
+    yield_now,
+};
 use workshop_tests::{BACKSTOP, HANG_LIMIT, counted, within};
 
 fn new_loop() -> Rc<EventLoop> {
@@ -100,6 +105,26 @@ fn a_task_cancelled_while_it_waits_is_dropped_at_the_loops_next_turn() {
              the table where only the main task should be: a dropped task \
              leaves the table"
         );
+    });
+}
+
+#[test]
+fn a_server_cancelled_while_it_waits_in_accept_is_dropped() {
+    // Chapter 8's scene: the socket holds the server's waker, and no client
+    // ever comes, so only cancel's own wake-up brings the loop to the task.
+    within(HANG_LIMIT, || {
+        let outcome = new_loop()
+            .block_on(async {
+                let loopback = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
+                let mut listener = TcpListener::bind(loopback)?;
+                let server = spawn(async move { listener.accept().await.map(drop) });
+                sleep(Duration::from_millis(50)).await;
+                assert!(server.cancel(), "the server had not ended");
+                io::Result::Ok(server.await)
+            })
+            .and_then(|inner| inner)
+            .unwrap_or_else(|err| panic!("{err}"));
+        assert!(is_cancelled(&outcome), "the joiner got {outcome:?}");
     });
 }
 
