@@ -248,8 +248,10 @@ macro_rules! lost_wake_ups {
                     let waker = Rc::new(RefCell::new(None));
                     let (sent, sender_waker) =
                         (Rc::clone(&woken), Rc::clone(&waker));
+                    // It sleeps in a thread, not on a timer: no timer is left
+                    // to keep the loop from looking for a lost wake-up.
                     detach(&lp, async move {
-                        sleep(Duration::from_millis(100)).await;
+                        woken_by_a_thread_after(Duration::from_millis(300)).await;
                         set_and_wake(&sent, &sender_waker);
                     });
                     lp.block_on(ready_once_set(woken, waker))
@@ -364,7 +366,7 @@ mod joins {
 macro_rules! lost_wake_ups_with_sockets {
     ($step:ident) => {
         mod $step {
-            use ::$step::{EventLoop, sleep, socket_pair, spawn};
+            use ::$step::{EventLoop, socket_pair, spawn};
 
             use super::*;
 
@@ -386,8 +388,9 @@ macro_rules! lost_wake_ups_with_sockets {
                     let lp = Rc::new(EventLoop::new().unwrap());
                     lp.block_on(async {
                         let (mut reader, mut writer) = socket_pair()?;
+                        // In a thread, as above: no timer is left.
                         let _writer = spawn(async move {
-                            sleep(Duration::from_millis(100)).await;
+                            woken_by_a_thread_after(Duration::from_millis(300)).await;
                             writer.write_all(b"late").await
                         });
                         let mut buf = [0; 4];
