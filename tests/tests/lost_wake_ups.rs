@@ -390,7 +390,8 @@ macro_rules! lost_wake_ups_with_sockets {
                         let (mut reader, mut writer) = socket_pair()?;
                         // In a thread, as above: no timer is left.
                         let _writer = spawn(async move {
-                            woken_by_a_thread_after(Duration::from_millis(300)).await;
+                            woken_by_a_thread_after(Duration::from_millis(300))
+                                .await;
                             writer.write_all(b"late").await
                         });
                         let mut buf = [0; 4];

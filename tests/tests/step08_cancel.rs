@@ -7,6 +7,7 @@ use std::future::{self, Future};
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::rc::Rc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use step08::{
@@ -218,6 +219,39 @@ fn cancelling_a_finished_task_cancels_nothing_and_keeps_its_value() {
             })
             .unwrap();
         assert!(!said, "cancel claimed to cancel a finished task");
+        assert_eq!(value.unwrap(), "done");
+    });
+}
+
+#[test]
+fn cancelling_a_finished_task_whose_waker_lives_on_cancels_nothing() {
+    // A waker outlives its task (a timer, a socket or another task may
+    // hold one): the handle reaches the task's `TaskWaker` still, and
+    // only the slot knows the task has ended.
+    within(HANG_LIMIT, || {
+        let kept = Rc::new(RefCell::new(None));
+        let keeper = Rc::clone(&kept);
+        let (said, value) = new_loop()
+            .block_on(async move {
+                let child = spawn(async move {
+                    future::poll_fn(|cx| {
+                        *keeper.borrow_mut() = Some(cx.waker().clone());
+                        Poll::Ready(())
+                    })
+                    .await;
+                    "done"
+                });
+                yield_now().await; // the child runs to its end
+                let said = child.cancel();
+                (said, child.await)
+            })
+            .unwrap();
+        assert!(kept.borrow().is_some(), "the child's waker was kept");
+        assert!(
+            !said,
+            "cancel claimed to cancel a task that had ended, whose waker lived \
+             on: a task that has ended (its slot says so) is not cancelled"
+        );
         assert_eq!(value.unwrap(), "done");
     });
 }
