@@ -695,6 +695,16 @@ fn a_second_read_wait_on_a_socket_replaces_the_first() {
     );
 }
 
+/// A callback that puts itself back on the ready queue, counting its runs,
+/// until `stop` is set or it has run `limit` times.
+fn spin(lp: &EventLoop, stop: Rc<Cell<bool>>, spins: Rc<Cell<u32>>, limit: u32) {
+    if stop.get() || spins.get() == limit {
+        return;
+    }
+    spins.set(spins.get() + 1);
+    lp.call_soon(move |lp| spin(lp, stop, spins, limit));
+}
+
 #[test]
 fn a_ready_socket_is_heard_while_callbacks_keep_the_queue_full() {
     // A callback is always ready, so every wait is zero: wait_for_io must
@@ -713,15 +723,8 @@ fn a_ready_socket_is_heard_while_callbacks_keep_the_queue_full() {
             reader.forget(lp);
         });
         let spins = Rc::new(Cell::new(0));
-        fn spin(lp: &EventLoop, read: Rc<Cell<bool>>, spins: Rc<Cell<u32>>) {
-            if read.get() || spins.get() == SPINS {
-                return;
-            }
-            spins.set(spins.get() + 1);
-            lp.call_soon(move |lp| spin(lp, read, spins));
-        }
         let (heard, counted) = (Rc::clone(&read), Rc::clone(&spins));
-        lp.call_soon(move |lp| spin(lp, heard, counted));
+        lp.call_soon(move |lp| spin(lp, heard, counted, SPINS));
         lp.run().expect("the loop runs");
         (spins.get(), read.get())
     });

@@ -28,7 +28,7 @@ fn this_threads_id() -> Pid {
         .file_name()
         .and_then(|name| name.to_str())
         .and_then(|name| name.parse().ok())
-        .unwrap_or_else(|| panic!("no thread id in {link:?}"));
+        .unwrap_or_else(|| panic!("no thread id in {}", link.display()));
     Pid::from_raw(tid).expect("a thread id is positive")
 }
 
