@@ -58,7 +58,8 @@ impl LostWakeUp {
         LostWakeUp::found(tasks, Found::NothingCanWake)
     }
 
-    /// Tasks cancelled but never woken, each of them `Stuck::CancelledButNeverWoken`.
+    /// Tasks cancelled but never woken (each `Stuck::CancelledButNeverWoken`),
+    /// found while a socket may still hold their wakers.
     pub(crate) fn cancelled_but_never_woken(tasks: Vec<StuckTask>) -> Self {
         LostWakeUp::found(tasks, Found::CancelledButNeverWoken)
     }

@@ -228,7 +228,9 @@ impl Tasks {
     /// the loop drops it at its next turn; a task so marked but not due for
     /// a poll was never woken, and the loop may never come to drop it,
     /// even while a socket still holds its waker. Only the loop's thread
-    /// cancels, so between turns this is never a cancel half done.
+    /// cancels, so between turns this is never a cancel half done. It looks
+    /// at every task, which is why the loop asks only before a wait that no
+    /// timer will end.
     pub(crate) fn cancelled_but_never_woken(&self) -> Option<LostWakeUp> {
         let table = self.table.borrow();
         let stuck: Vec<_> = table
