@@ -32,6 +32,9 @@ pub(crate) enum Stuck {
     WokenButNeverQueued,
     /// Only the slot of the task it joins, itself stuck, holds its waker.
     Joining(u64),
+    /// Only the slot of the task it joins holds its waker, and that task
+    /// has ended without waking it.
+    JoinedAChildThatEnded(u64),
 }
 
 impl LostWakeUp {
@@ -90,6 +93,13 @@ impl fmt::Display for Stuck {
             Stuck::Joining(child) => {
                 write!(f, "pending, waiting to join task {child}.")
             }
+            Stuck::JoinedAChildThatEnded(child) => write!(
+                f,
+                "pending, waiting to join task {child}, which has ended without\n\
+                 waking it: the waker it left in the join slot is still there,\n\
+                 unwoken, so it never comes back for the outcome. (Does the\n\
+                 report of a task's outcome take the joiner's waker and wake it?)"
+            ),
         }
     }
 }

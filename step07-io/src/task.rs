@@ -158,7 +158,8 @@ impl Tasks {
     /// one of them? A `Waker` is a counted reference to its task's
     /// `TaskWaker`. The table holds one, and so does the slot of each child
     /// the task waits to join; those can only wake it once a pending task
-    /// runs. If every reference is one of those, no thread, timer or socket
+    /// runs (and never, once the child has ended without waking it). If
+    /// every reference is one of those, no thread, timer or socket
     /// holds a waker, and no task can ever be woken again: a lost wake-up,
     /// named here. If any other reference is alive (another thread may
     /// wake with it), or a wake-up came in meanwhile, it returns `None` and
@@ -174,18 +175,22 @@ impl Tasks {
                 (Arc::as_ptr(&task.waker), (*id, beyond_the_table))
             })
             .collect();
-        // A waker waiting in the slot of a pending child is the loop's own.
+        // A waker waiting in a child's join slot is the loop's own: a
+        // pending child wakes it only when the child ends, and a child that
+        // has ended without waking it never will.
         let mut joining = HashMap::new();
         for (child, slot) in waiting_joins() {
             let Some(data) = slot.joiner_waker_data() else {
                 continue;
             };
-            let joiner = references.get_mut(&data.cast());
-            if let (true, Some((joiner, count))) =
-                (table.contains_key(&child), joiner)
-            {
+            if let Some((joiner, count)) = references.get_mut(&data.cast()) {
                 *count -= 1;
-                joining.insert(*joiner, child.0);
+                let why = if table.contains_key(&child) {
+                    Stuck::Joining(child.0)
+                } else {
+                    Stuck::JoinedAChildThatEnded(child.0)
+                };
+                joining.insert(*joiner, why);
             }
         }
         let held_elsewhere = references.values().any(|&(_, count)| count > 0);
@@ -198,8 +203,8 @@ impl Tasks {
         let stuck = table.iter().map(|(id, task)| StuckTask {
             id: id.0,
             spawned_at: task.waker.spawned_at,
-            why: match joining.get(id) {
-                Some(&child) => Stuck::Joining(child),
+            why: match joining.remove(id) {
+                Some(joining) => joining,
                 None if task.waker.is_queued() => Stuck::WokenButNeverQueued,
                 None => Stuck::NoWakerLeft,
             },

@@ -311,11 +311,18 @@ impl EventLoop {
     /// is held outside the loop, another thread may still wake it. With
     /// none of them, the wait would last for ever (or until a cancelled
     /// timer's deadline, for nothing): a lost wake-up, returned as an error
-    /// instead (`block_on` passes it on).
+    /// instead (`block_on` passes it on). So is a task cancelled but never
+    /// woken, once no timer is left: the loop might never come to drop it.
     fn never_wait_for_nothing(&self) -> io::Result<()> {
-        if !self.pending_timers.borrow().is_empty()
-            || self.io_waiters.borrow().values().any(IoWaiters::is_waiting)
-        {
+        if !self.pending_timers.borrow().is_empty() {
+            return Ok(());
+        }
+        // Before the sockets: one may hold the waker of a task cancelled but
+        // never woken, and never become ready.
+        if let Some(lost) = self.tasks.cancelled_but_never_woken() {
+            return Err(io::Error::other(lost));
+        }
+        if self.io_waiters.borrow().values().any(IoWaiters::is_waiting) {
             return Ok(());
         }
         match self.tasks.lost_wake_up() {

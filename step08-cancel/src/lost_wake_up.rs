@@ -9,10 +9,23 @@ use std::panic::Location;
 
 /// No task on the loop can ever be woken again, `block_on`'s own among
 /// them (or no task is left at all, though `block_on`'s never finished),
-/// and the loop has nothing else to wait for. `block_on` returns it,
-/// inside an `io::Error`, instead of waiting for ever.
+/// and the loop has nothing else to wait for. Or a cancelled task was never
+/// woken, and the loop has no timer left that could bring it there.
+/// `block_on` returns it, inside an `io::Error`, instead of waiting for ever.
 pub struct LostWakeUp {
     tasks: Vec<StuckTask>,
+    found: Found,
+}
+
+/// What the loop saw when it named the lost wake-up.
+#[derive(Debug)]
+enum Found {
+    /// Nothing left to wait for, and no waker held outside the loop.
+    NothingCanWake,
+    /// Cancelled tasks that are not queued, before a wait with no timer:
+    /// a socket may still hold their wakers, but `cancel` promised the drop
+    /// at the loop's next turn, and only a wake-up brings the loop to them.
+    CancelledButNeverWoken,
 }
 
 /// One task that can never be woken again, and why.
@@ -34,12 +47,25 @@ pub(crate) enum Stuck {
     CancelledButNeverWoken,
     /// Only the slot of the task it joins, itself stuck, holds its waker.
     Joining(u64),
+    /// Only the slot of the task it joins holds its waker, and that task
+    /// has ended without waking it.
+    JoinedAChildThatEnded(u64),
 }
 
 impl LostWakeUp {
-    pub(crate) fn new(mut tasks: Vec<StuckTask>) -> Self {
+    pub(crate) fn new(tasks: Vec<StuckTask>) -> Self {
+        LostWakeUp::found(tasks, Found::NothingCanWake)
+    }
+
+    /// Tasks cancelled but never woken (each `Stuck::CancelledButNeverWoken`),
+    /// found while a socket may still hold their wakers.
+    pub(crate) fn cancelled_but_never_woken(tasks: Vec<StuckTask>) -> Self {
+        LostWakeUp::found(tasks, Found::CancelledButNeverWoken)
+    }
+
+    fn found(mut tasks: Vec<StuckTask>, found: Found) -> Self {
         tasks.sort_by_key(|task| task.id);
-        LostWakeUp { tasks }
+        LostWakeUp { tasks, found }
     }
 
     /// The ids of the tasks that can never be woken again, in order.
@@ -57,19 +83,30 @@ impl fmt::Display for LostWakeUp {
                  instead of kept for its\nnext poll?",
             );
         }
-        f.write_str(
-            "a lost wake-up: no task can ever be woken again, so block_on \
-             returns\ninstead of waiting for ever.",
-        )?;
+        let (opening, closing) = match self.found {
+            Found::NothingCanWake => (
+                "a lost wake-up: no task can ever be woken again, so block_on \
+                 returns\ninstead of waiting for ever.",
+                "\nThe loop has no callback, timer or socket left to wait for, and \
+                 nothing\noutside it holds a waker of these tasks. Chapter 5, \
+                 section\n\"Lost wake-ups\", says how it happens.",
+            ),
+            Found::CancelledButNeverWoken => (
+                "a lost wake-up: a cancelled task was never woken, so the loop \
+                 never\ncomes to drop it, and block_on returns instead of \
+                 waiting for ever.",
+                "\nNo timer is left to turn the loop, and a socket that holds \
+                 the task's\nwaker may never become ready: cancel promised the \
+                 drop at the loop's\nnext turn. Chapter 8, \"The idea\", says \
+                 how a cancel reaches the task.",
+            ),
+        };
+        f.write_str(opening)?;
         for task in &self.tasks {
             let why = task.why.to_string().replace('\n', "\n    ");
             write!(f, "\n  task {}{}:\n    {why}", task.id, task.spawned_at)?;
         }
-        f.write_str(
-            "\nThe loop has no callback, timer or socket left to wait for, and \
-             nothing\noutside it holds a waker of these tasks. Chapter 5, \
-             section\n\"Lost wake-ups\", says how it happens.",
-        )
+        f.write_str(closing)
     }
 }
 
@@ -91,11 +128,19 @@ impl fmt::Display for Stuck {
             ),
             Stuck::CancelledButNeverWoken => f.write_str(
                 "cancelled, but never woken: the loop drops a cancelled task when\n\
-                 it comes to poll it, so cancelling must wake it too.",
+                 it comes to poll it, so cancelling must wake it too. (Does the\n\
+                 cancel that sets the mark wake the task?)",
             ),
             Stuck::Joining(child) => {
                 write!(f, "pending, waiting to join task {child}.")
             }
+            Stuck::JoinedAChildThatEnded(child) => write!(
+                f,
+                "pending, waiting to join task {child}, which has ended without\n\
+                 waking it: the waker it left in the join slot is still there,\n\
+                 unwoken, so it never comes back for the outcome. (Does the\n\
+                 report of a task's outcome take the joiner's waker and wake it?)"
+            ),
         }
     }
 }

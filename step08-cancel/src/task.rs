@@ -182,7 +182,8 @@ impl Tasks {
     /// `TaskWaker`. The table holds one, the task's own `Reporter` another
     /// (to read the `cancelled` mark), and so does the slot of each child
     /// the task waits to join; those can only wake it once a pending task
-    /// runs. If every reference is one of those, no thread, timer or socket
+    /// runs (and never, once the child has ended without waking it). If
+    /// every reference is one of those, no thread, timer or socket
     /// holds a waker, and no task can ever be woken again: a lost wake-up,
     /// named here. If any other reference is alive (another thread may
     /// wake with it), or a wake-up came in meanwhile, it returns `None` and
@@ -199,18 +200,22 @@ impl Tasks {
                 (Arc::as_ptr(&task.waker), (*id, beyond_the_loops))
             })
             .collect();
-        // A waker waiting in the slot of a pending child is the loop's own.
+        // A waker waiting in a child's join slot is the loop's own: a
+        // pending child wakes it only when the child ends, and a child that
+        // has ended without waking it never will.
         let mut joining = HashMap::new();
         for (child, slot) in waiting_joins() {
             let Some(data) = slot.joiner_waker_data() else {
                 continue;
             };
-            let joiner = references.get_mut(&data.cast());
-            if let (true, Some((joiner, count))) =
-                (table.contains_key(&child), joiner)
-            {
+            if let Some((joiner, count)) = references.get_mut(&data.cast()) {
                 *count -= 1;
-                joining.insert(*joiner, child.0);
+                let why = if table.contains_key(&child) {
+                    Stuck::Joining(child.0)
+                } else {
+                    Stuck::JoinedAChildThatEnded(child.0)
+                };
+                joining.insert(*joiner, why);
             }
         }
         let held_elsewhere = references.values().any(|&(_, count)| count > 0);
@@ -223,14 +228,36 @@ impl Tasks {
         let stuck = table.iter().map(|(id, task)| StuckTask {
             id: id.0,
             spawned_at: task.waker.spawned_at,
-            why: match joining.get(id) {
-                Some(&child) => Stuck::Joining(child),
+            why: match joining.remove(id) {
+                Some(joining) => joining,
                 None if task.waker.is_queued() => Stuck::WokenButNeverQueued,
                 None if task.waker.is_cancelled() => Stuck::CancelledButNeverWoken,
                 None => Stuck::NoWakerLeft,
             },
         });
         Some(LostWakeUp::new(stuck.collect()))
+    }
+
+    /// Asked before the loop waits with no timer pending: is a task marked
+    /// cancelled, yet not queued? `cancel` marks the task and wakes it, and
+    /// the loop drops it at its next turn; a task so marked but not due for
+    /// a poll was never woken, and the loop may never come to drop it,
+    /// even while a socket still holds its waker. Only the loop's thread
+    /// cancels, so between turns this is never a cancel half done. It looks
+    /// at every task, which is why the loop asks only before a wait that no
+    /// timer will end.
+    pub(crate) fn cancelled_but_never_woken(&self) -> Option<LostWakeUp> {
+        let table = self.table.borrow();
+        let stuck: Vec<_> = table
+            .iter()
+            .filter(|(_, task)| task.waker.is_cancelled() && !task.waker.is_queued())
+            .map(|(id, task)| StuckTask {
+                id: id.0,
+                spawned_at: task.waker.spawned_at,
+                why: Stuck::CancelledButNeverWoken,
+            })
+            .collect();
+        (!stuck.is_empty()).then(|| LostWakeUp::cancelled_but_never_woken(stuck))
     }
     // ANCHOR_END: lost_wake_up
 

@@ -3,8 +3,12 @@
 //! waiting for ever. And it is never a false alarm: a waker held by another
 //! thread, a timer or a socket is waited for, however long it takes.
 
+use std::cell::{Cell, RefCell};
 use std::future;
 use std::io;
+use std::pin::pin;
+use std::rc::Rc;
+use std::sync::{Mutex, mpsc};
 use std::task::{Poll, Waker};
 use std::thread;
 use std::time::Duration;
@@ -46,14 +50,60 @@ fn woken_by_a_thread_after(delay: Duration) -> impl Future<Output = ()> {
     })
 }
 
+/// A future that is ready once `woken` is set, and until then leaves its
+/// waker in `waker`, for whoever sets it: a channel of one value between
+/// two tasks, made by hand.
+fn ready_once_set(
+    woken: Rc<Cell<bool>>,
+    waker: Rc<RefCell<Option<Waker>>>,
+) -> impl Future<Output = ()> {
+    future::poll_fn(move |cx| {
+        if woken.get() {
+            return Poll::Ready(());
+        }
+        *waker.borrow_mut() = Some(cx.waker().clone());
+        Poll::Pending
+    })
+}
+
+/// Sets `woken` and wakes whoever waits in `waker`: the sending side of
+/// `ready_once_set`.
+fn set_and_wake(woken: &Cell<bool>, waker: &RefCell<Option<Waker>>) {
+    woken.set(true);
+    if let Some(waker) = waker.borrow_mut().take() {
+        waker.wake();
+    }
+}
+
+/// The first of two futures to be ready, polling both each time: a select
+/// made by hand.
+async fn first_of(one: impl Future<Output = ()>, other: impl Future<Output = ()>) {
+    let (mut one, mut other) = (pin!(one), pin!(other));
+    future::poll_fn(|cx| {
+        if one.as_mut().poll(cx).is_ready() || other.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(());
+        }
+        Poll::Pending
+    })
+    .await;
+}
+
 macro_rules! lost_wake_ups {
     ($step:ident) => {
         mod $step {
-            use std::rc::Rc;
-
             use ::$step::{EventLoop, LostWakeUp, sleep};
 
             use super::*;
+
+            /// Where a task leaves its waker for a thread to wake (one per
+            /// step: the steps' tests run at the same time).
+            static WAKER_IN_A_STATIC: Mutex<Option<Waker>> = Mutex::new(None);
+
+            thread_local! {
+                /// Where a task leaves its waker for another task.
+                static WAKER_IN_A_THREAD_LOCAL: RefCell<Option<Waker>> =
+                    const { RefCell::new(None) };
+            }
 
             /// Spawns `future` and lets it run on its own: step 5's `spawn`
             /// returns nothing, later steps' a handle, dropped here.
@@ -107,6 +157,109 @@ macro_rules! lost_wake_ups {
             }
 
             #[test]
+            fn a_waker_kept_in_a_static_for_a_thread_is_waited_for() {
+                within(NAMED_WITHIN, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    let mut waited = false;
+                    lp.block_on(future::poll_fn(move |cx| {
+                        if waited {
+                            return Poll::Ready(());
+                        }
+                        waited = true;
+                        *WAKER_IN_A_STATIC.lock().unwrap() =
+                            Some(cx.waker().clone());
+                        thread::spawn(|| {
+                            thread::sleep(Duration::from_millis(300));
+                            let waker = WAKER_IN_A_STATIC.lock().unwrap().take();
+                            waker.expect("the task left its waker").wake();
+                        });
+                        Poll::Pending
+                    }))
+                    .expect("the static's waker is the thread's to wake: no alarm");
+                });
+            }
+
+            #[test]
+            fn a_waker_kept_in_a_thread_local_for_another_task_is_waited_for() {
+                within(NAMED_WITHIN, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    // The waker's owner wakes only once a thread has woken it.
+                    detach(&lp, async {
+                        woken_by_a_thread_after(Duration::from_millis(300)).await;
+                        let waker = WAKER_IN_A_THREAD_LOCAL.take();
+                        waker.expect("the main task left its waker").wake();
+                    });
+                    let mut waited = false;
+                    lp.block_on(future::poll_fn(move |cx| {
+                        if waited {
+                            return Poll::Ready(());
+                        }
+                        waited = true;
+                        WAKER_IN_A_THREAD_LOCAL.set(Some(cx.waker().clone()));
+                        Poll::Pending
+                    }))
+                    .expect(
+                        "the thread-local's waker has a task to wake it: no alarm",
+                    );
+                });
+            }
+
+            #[test]
+            fn a_waker_sent_to_a_sleeping_thread_is_waited_for() {
+                within(NAMED_WITHIN, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    let (send, receive) = mpsc::channel::<Waker>();
+                    // The thread sleeps before it even looks at the channel:
+                    // meanwhile the waker is in the channel, no one's hand.
+                    thread::spawn(move || {
+                        thread::sleep(Duration::from_millis(300));
+                        receive.recv().expect("a waker comes").wake();
+                    });
+                    let mut waited = false;
+                    lp.block_on(future::poll_fn(move |cx| {
+                        if waited {
+                            return Poll::Ready(());
+                        }
+                        waited = true;
+                        send.send(cx.waker().clone()).expect("the thread lives");
+                        Poll::Pending
+                    }))
+                    .expect("the channel holds the waker for the thread: no alarm");
+                });
+            }
+
+            #[test]
+            fn a_select_of_a_lost_future_and_one_a_thread_wakes_is_no_alarm() {
+                within(NAMED_WITHIN, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    lp.block_on(first_of(
+                        forgets_its_waker(),
+                        woken_by_a_thread_after(Duration::from_millis(300)),
+                    ))
+                    .expect("one branch may still be woken: no alarm");
+                });
+            }
+
+            #[test]
+            fn a_channel_between_tasks_whose_sender_sleeps_first_is_no_alarm() {
+                within(NAMED_WITHIN, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    let woken = Rc::new(Cell::new(false));
+                    let waker = Rc::new(RefCell::new(None));
+                    let (sent, sender_waker) =
+                        (Rc::clone(&woken), Rc::clone(&waker));
+                    // It sleeps in a thread, not on a timer: no timer is left
+                    // to keep the loop from looking for a lost wake-up.
+                    detach(&lp, async move {
+                        woken_by_a_thread_after(Duration::from_millis(300)).await;
+                        set_and_wake(&sent, &sender_waker);
+                    });
+                    lp.block_on(ready_once_set(woken, waker))
+                        .expect("the sender holds the receiver's waker: no alarm");
+                });
+            }
+
+            #[test]
             fn a_sleeping_task_is_no_alarm() {
                 within(NAMED_WITHIN, || {
                     let lp = Rc::new(EventLoop::new().unwrap());
@@ -130,9 +283,7 @@ lost_wake_ups!(step08);
 macro_rules! lost_wake_ups_with_join {
     ($step:ident) => {
         mod $step {
-            use std::rc::Rc;
-
-            use ::$step::{EventLoop, spawn};
+            use ::$step::{EventLoop, sleep, spawn};
 
             use super::*;
 
@@ -170,6 +321,24 @@ macro_rules! lost_wake_ups_with_join {
             }
 
             #[test]
+            fn a_parent_waiting_for_a_child_that_sleeps_gets_its_value() {
+                // Issue 28's scene: the child ends on a timer, while its
+                // parent waits in its slot, and its end wakes the parent.
+                let value = within(NAMED_WITHIN, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    lp.block_on(async {
+                        spawn(async {
+                            sleep(Duration::from_millis(100)).await;
+                            5
+                        })
+                        .await
+                    })
+                    .unwrap_or_else(|err| panic!("{err}"))
+                });
+                assert_eq!(value.unwrap(), 5);
+            }
+
+            #[test]
             fn joining_a_child_that_a_thread_will_wake_is_no_alarm() {
                 within(NAMED_WITHIN, || {
                     let lp = Rc::new(EventLoop::new().unwrap());
@@ -191,4 +360,54 @@ mod joins {
     lost_wake_ups_with_join!(step06);
     lost_wake_ups_with_join!(step07);
     lost_wake_ups_with_join!(step08);
+}
+
+/// From step 7 on a task can wait for a socket, whose readiness wakes it.
+macro_rules! lost_wake_ups_with_sockets {
+    ($step:ident) => {
+        mod $step {
+            use ::$step::{EventLoop, socket_pair, spawn};
+
+            use super::*;
+
+            #[test]
+            fn an_idle_socket_pair_beside_a_waker_a_thread_holds_is_no_alarm() {
+                within(NAMED_WITHIN, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    lp.block_on(async {
+                        let _idle = socket_pair().unwrap();
+                        woken_by_a_thread_after(Duration::from_millis(300)).await;
+                    })
+                    .expect("the thread's wake-up may still come: no alarm");
+                });
+            }
+
+            #[test]
+            fn a_read_from_a_socket_pair_whose_writer_sleeps_first_is_no_alarm() {
+                let read = within(NAMED_WITHIN, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    lp.block_on(async {
+                        let (mut reader, mut writer) = socket_pair()?;
+                        // In a thread, as above: no timer is left.
+                        let _writer = spawn(async move {
+                            woken_by_a_thread_after(Duration::from_millis(300))
+                                .await;
+                            writer.write_all(b"late").await
+                        });
+                        let mut buf = [0; 4];
+                        reader.read(&mut buf).await
+                    })
+                    .unwrap_or_else(|err| panic!("{err}"))
+                });
+                assert_eq!(read.expect("the read succeeds"), 4);
+            }
+        }
+    };
+}
+
+mod sockets {
+    use super::*;
+
+    lost_wake_ups_with_sockets!(step07);
+    lost_wake_ups_with_sockets!(step08);
 }

@@ -10,7 +10,7 @@
 //! under `within`, so a loop that waits for ever fails instead of hanging.
 
 use std::cell::{Cell, RefCell};
-use std::io::Write;
+use std::io::{self, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
 use std::rc::Rc;
 use std::thread;
@@ -24,7 +24,7 @@ use step04::apps::client::Client;
 use step04::apps::echo;
 use step04::apps::net::{self, Server, read_now};
 use step04::apps::slow::{self, Delays};
-use workshop_tests::{HANG_LIMIT, within};
+use workshop_tests::{DropFlag, HANG_LIMIT, within};
 
 const SEED: u64 = 7;
 const REQUESTS: usize = 10;
@@ -639,5 +639,101 @@ fn waiting_beside_a_socket_blocks_once_until_the_deadline() {
          time until the deadline, so the loop blocks once and wakes when the \
          timer is due or a socket is ready",
         human(wait)
+    );
+}
+
+/// Waits, outside the loop, until bytes are there to read on `socket`: so
+/// that the loop's next `poll` is sure to report them.
+fn wait_until_readable(socket: &Watched) {
+    let mut byte = [0; 1];
+    while let Err(err) = socket.stream.borrow().peek(&mut byte) {
+        assert_eq!(err.kind(), io::ErrorKind::WouldBlock, "peek failed: {err}");
+        thread::sleep(ms(1));
+    }
+}
+
+#[test]
+fn a_second_read_wait_on_a_socket_replaces_the_first() {
+    let (first_ran, first_dropped_at_once, second_ran) = within(HANG_LIMIT, || {
+        let lp = EventLoop::new().expect("a poller");
+        let (ours, mut peer) = connected_pair();
+        let socket = Rc::new(watch(&lp, ours));
+        let (first_ran, second_ran) =
+            (Rc::new(Cell::new(false)), Rc::new(Cell::new(false)));
+        let (guard, first_dropped) = DropFlag::new();
+        let ran = Rc::clone(&first_ran);
+        lp.read_wait(socket.token, move |_| {
+            let _guard = guard;
+            ran.set(true);
+        });
+        let (ran, reader) = (Rc::clone(&second_ran), Rc::clone(&socket));
+        lp.read_wait(socket.token, move |lp| {
+            ran.set(true);
+            reader.forget(lp);
+        });
+        let first_dropped_at_once = first_dropped.get();
+        peer.write_all(b"hello").expect("the peer writes");
+        let done = Rc::clone(&second_ran);
+        watchdog(&lp, RESCUE, done, move |lp| socket.forget(lp));
+        lp.run().expect("the loop runs");
+        (first_ran.get(), first_dropped_at_once, second_ran.get())
+    });
+    assert!(
+        !first_ran,
+        "the first callback ran, though a second read_wait on the same socket \
+         came after it: each read_wait replaces the callback waiting to read"
+    );
+    assert!(
+        second_ran,
+        "the second callback waiting to read never ran, though the peer wrote: \
+         each read_wait replaces the callback waiting to read, it is not ignored"
+    );
+    assert!(
+        first_dropped_at_once,
+        "the callback a second read_wait replaced was kept: read_wait drops the \
+         callback it replaces (once the borrow of io_waiters has ended)"
+    );
+}
+
+/// A callback that puts itself back on the ready queue, counting its runs,
+/// until `stop` is set or it has run `limit` times.
+fn spin(lp: &EventLoop, stop: Rc<Cell<bool>>, spins: Rc<Cell<u32>>, limit: u32) {
+    if stop.get() || spins.get() == limit {
+        return;
+    }
+    spins.set(spins.get() + 1);
+    lp.call_soon(move |lp| spin(lp, stop, spins, limit));
+}
+
+#[test]
+fn a_ready_socket_is_heard_while_callbacks_keep_the_queue_full() {
+    // A callback is always ready, so every wait is zero: wait_for_io must
+    // still ask the OS, without blocking, or the socket is never heard.
+    const SPINS: u32 = 1000;
+    let (spins, read) = within(HANG_LIMIT, || {
+        let lp = EventLoop::new().expect("a poller");
+        let (ours, mut peer) = connected_pair();
+        let socket = Rc::new(watch(&lp, ours));
+        peer.write_all(b"hello").expect("the peer writes");
+        wait_until_readable(&socket);
+        let read = Rc::new(Cell::new(false));
+        let (heard, reader) = (Rc::clone(&read), Rc::clone(&socket));
+        lp.read_wait(socket.token, move |lp| {
+            heard.set(true);
+            reader.forget(lp);
+        });
+        let spins = Rc::new(Cell::new(0));
+        let (heard, counted) = (Rc::clone(&read), Rc::clone(&spins));
+        lp.call_soon(move |lp| spin(lp, heard, counted, SPINS));
+        lp.run().expect("the loop runs");
+        (spins.get(), read.get())
+    });
+    assert!(read, "the callback waiting to read never ran");
+    assert!(
+        spins <= 3,
+        "bytes were waiting on the socket, yet its callback ran only after \
+         {spins} turns of a callback that kept the ready queue full: a ready \
+         callback makes the wait zero, and wait_for_io must still poll the OS \
+         (without blocking) each turn, or I/O starves"
     );
 }

@@ -3,6 +3,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
+use std::panic::{self, AssertUnwindSafe};
 use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -10,7 +11,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
-use step06::{EventLoop, sleep, spawn, yield_now};
+use step06::{EventLoop, JoinHandle, sleep, spawn, yield_now};
 use workshop_tests::{BACKSTOP, HANG_LIMIT, counted, within};
 
 fn new_loop() -> Rc<EventLoop> {
@@ -196,6 +197,68 @@ fn the_end_of_a_child_wakes_the_task_that_polled_its_handle_last() {
         };
         assert_eq!(outcome.unwrap(), "from the child");
     });
+}
+
+thread_local! {
+    /// The handle a `PollsTheHandleWhenWoken` waker polls.
+    static WATCHED: RefCell<Option<JoinHandle<u32>>> = const { RefCell::new(None) };
+}
+
+/// A waker that polls the handle in `WATCHED` the moment it is woken, as
+/// a waker of another runtime may, and keeps the value it finds.
+#[derive(Default)]
+struct PollsTheHandleWhenWoken(AtomicU32);
+
+impl Wake for PollsTheHandleWhenWoken {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        WATCHED.with_borrow_mut(|handle| {
+            let handle = handle.as_mut().expect("a handle to poll");
+            let mut cx = Context::from_waker(Waker::noop());
+            if let Poll::Ready(outcome) = Pin::new(handle).poll(&mut cx) {
+                self.0.store(outcome.unwrap(), Ordering::SeqCst);
+            }
+        });
+    }
+}
+
+#[test]
+fn the_end_of_a_child_wakes_its_joiner_with_no_borrow_of_the_slot_held() {
+    let outcome = within(HANG_LIMIT, || {
+        let woken = Arc::new(PollsTheHandleWhenWoken::default());
+        let found = Arc::clone(&woken);
+        let ran = panic::catch_unwind(AssertUnwindSafe(|| {
+            new_loop().block_on(async move {
+                let mut child = spawn(async {
+                    yield_now().await;
+                    7
+                });
+                let waker = Waker::from(woken);
+                let mut cx = Context::from_waker(&waker);
+                assert!(Pin::new(&mut child).poll(&mut cx).is_pending());
+                WATCHED.set(Some(child));
+                for _ in 0..10 {
+                    yield_now().await; // the child ends meanwhile
+                }
+                WATCHED.take();
+            })
+        }));
+        ran.map(|_| found.0.load(Ordering::SeqCst)).map_err(|_| ())
+    });
+    let Ok(found) = outcome else {
+        panic!(
+            "waking the joiner panicked: the joiner's waker polled the handle at \
+             once, and found the slot still borrowed. Report takes the joiner's \
+             waker out of the slot and lets the borrow end before it wakes it"
+        );
+    };
+    assert_eq!(
+        found, 7,
+        "the joiner's waker, polling the handle, found no value"
+    );
 }
 
 #[test]

@@ -7,6 +7,7 @@ use std::cell::RefCell;
 use std::future::{self, Future};
 use std::io::{ErrorKind, Read, Write};
 use std::net::{Ipv4Addr, SocketAddr};
+use std::panic::{self, AssertUnwindSafe};
 use std::pin::{Pin, pin};
 use std::rc::Rc;
 use std::sync::mpsc;
@@ -466,6 +467,38 @@ fn sockets_outliving_their_loop_close_without_panicking() {
         drop(lp);
         drop((one, listener)); // the loop is gone: nothing to deregister from
     });
+}
+
+#[test]
+fn a_socket_that_outlives_its_loop_fails_to_wait_instead_of_panicking() {
+    let outcome = within(HANG_LIMIT, || {
+        let (mut one, _other) = new_loop()
+            .block_on(async { socket_pair() })
+            .unwrap()
+            .unwrap();
+        // That loop is gone. On a new one, the read finds nothing and must
+        // wait, with a loop it no longer has.
+        panic::catch_unwind(AssertUnwindSafe(|| {
+            new_loop()
+                .block_on(async move { one.read(&mut [0; 8]).await })
+                .unwrap()
+                .map_err(|err| err.to_string())
+        }))
+        .map_err(|_| ())
+    });
+    let Ok(read) = outcome else {
+        panic!(
+            "a read on a socket whose loop is gone panicked: wake_when_ready \
+             finds the socket's loop through a Weak reference, which may be \
+             gone, and then returns an error instead of waiting"
+        );
+    };
+    let err =
+        read.expect_err("a read on a socket whose loop is gone read something");
+    assert!(
+        err.contains("loop"),
+        "the error does not say the loop is gone: {err}"
+    );
 }
 
 #[test]

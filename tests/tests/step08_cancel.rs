@@ -4,10 +4,16 @@
 
 use std::cell::{Cell, RefCell};
 use std::future::{self, Future};
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr};
 use std::rc::Rc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use step08::{EventLoop, JoinError, JoinHandle, sleep_until, spawn, yield_now};
+use step08::{
+    EventLoop, JoinError, JoinHandle, TcpListener, sleep, sleep_until, spawn,
+    yield_now,
+};
 use workshop_tests::{BACKSTOP, HANG_LIMIT, counted, within};
 
 fn new_loop() -> Rc<EventLoop> {
@@ -104,6 +110,26 @@ fn a_task_cancelled_while_it_waits_is_dropped_at_the_loops_next_turn() {
 }
 
 #[test]
+fn a_server_cancelled_while_it_waits_in_accept_is_dropped() {
+    // Chapter 8's scene: the socket holds the server's waker, and no client
+    // ever comes, so only cancel's own wake-up brings the loop to the task.
+    within(HANG_LIMIT, || {
+        let outcome = new_loop()
+            .block_on(async {
+                let loopback = SocketAddr::from((Ipv4Addr::LOCALHOST, 0));
+                let mut listener = TcpListener::bind(loopback)?;
+                let server = spawn(async move { listener.accept().await.map(drop) });
+                sleep(Duration::from_millis(50)).await;
+                assert!(server.cancel(), "the server had not ended");
+                io::Result::Ok(server.await)
+            })
+            .and_then(|inner| inner)
+            .unwrap_or_else(|err| panic!("{err}"));
+        assert!(is_cancelled(&outcome), "the joiner got {outcome:?}");
+    });
+}
+
+#[test]
 fn a_suspended_task_is_dropped_once_and_its_joiner_sees_cancelled() {
     within(HANG_LIMIT, || {
         let (guard, drops) = DropCount::new();
@@ -193,6 +219,39 @@ fn cancelling_a_finished_task_cancels_nothing_and_keeps_its_value() {
             })
             .unwrap();
         assert!(!said, "cancel claimed to cancel a finished task");
+        assert_eq!(value.unwrap(), "done");
+    });
+}
+
+#[test]
+fn cancelling_a_finished_task_whose_waker_lives_on_cancels_nothing() {
+    // A waker outlives its task (a timer, a socket or another task may
+    // hold one): the handle reaches the task's `TaskWaker` still, and
+    // only the slot knows the task has ended.
+    within(HANG_LIMIT, || {
+        let kept = Rc::new(RefCell::new(None));
+        let keeper = Rc::clone(&kept);
+        let (said, value) = new_loop()
+            .block_on(async move {
+                let child = spawn(async move {
+                    future::poll_fn(|cx| {
+                        *keeper.borrow_mut() = Some(cx.waker().clone());
+                        Poll::Ready(())
+                    })
+                    .await;
+                    "done"
+                });
+                yield_now().await; // the child runs to its end
+                let said = child.cancel();
+                (said, child.await)
+            })
+            .unwrap();
+        assert!(kept.borrow().is_some(), "the child's waker was kept");
+        assert!(
+            !said,
+            "cancel claimed to cancel a task that had ended, whose waker lived \
+             on: a task that has ended (its slot says so) is not cancelled"
+        );
         assert_eq!(value.unwrap(), "done");
     });
 }

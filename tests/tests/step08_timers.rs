@@ -60,6 +60,29 @@ fn cancel_says_whether_there_was_anything_to_cancel() {
     });
 }
 
+#[test]
+fn a_handle_to_a_fired_timer_leaves_the_timer_that_reuses_its_place_alone() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let fired = lp.call_later(Duration::ZERO, |_| {});
+        lp.block_on(sleep(Duration::from_millis(10))).unwrap();
+        // The fired timer's place in the pending timers is free: the next
+        // timer takes it.
+        let newer = lp.call_later(AN_HOUR, |_| {});
+        assert!(
+            !fired.cancel(),
+            "the handle of a timer that had fired said it cancelled something: \
+             the place it names now holds a newer timer, which a stale handle \
+             must not touch (compare the id's sequence too, not its index alone)"
+        );
+        assert!(
+            newer.cancel(),
+            "cancelling a fired timer's handle cancelled the newer timer that \
+             reused its place"
+        );
+    });
+}
+
 /// Cancels a timer when dropped: what a callback may own, say a timeout
 /// guard of its own.
 struct CancelsWhenDropped(TimerHandle);
