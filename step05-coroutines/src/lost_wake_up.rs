@@ -80,10 +80,10 @@ impl fmt::Display for Stuck {
                  woken list.",
             ),
             Stuck::WokenButNeverQueued => f.write_str(
-                "woken, but never queued: its waker's `queued` flag is set, yet its\n\
-                 id is not in the woken list, so the loop will never poll it. (Does\n\
-                 each poll clear the flag first? Does a wake that sets it write the\n\
-                 id down?)",
+                "woken, but never queued: its waker's `queued` flag is set, yet\n\
+                 its id is not in the woken list, so the loop will never poll it.\n\
+                 (Does each poll clear the flag first? Does a wake that sets it\n\
+                 write the id down?)",
             ),
         }
     }

@@ -352,9 +352,9 @@ impl EventLoop {
 /// A `run` inside a callback would turn the loop in the middle of its own
 /// turn, and run callbacks the outer turn has counted as its own; inside a
 /// task (from step 5 on) it would take the task's wake-ups while the task
-/// cannot be polled, and hang. So the second `run` is refused at once, with a message that
-/// says why. Dropping the guard clears the mark, even when a panic unwinds
-/// out of `run`, so the loop can be run again.
+/// cannot be polled, and hang. So the second `run` is refused at once, with
+/// a message that says why. Dropping the guard clears the mark, even when a
+/// panic unwinds out of `run`, so the loop can be run again.
 struct RunGuard<'a>(&'a Cell<bool>);
 
 impl<'a> RunGuard<'a> {
