@@ -5,3 +5,5 @@
 //! complete on its own. What is no step's lesson lives here once instead,
 //! so that the diff between two steps shows the capability that step adds
 //! and nothing else.
+
+pub mod console;

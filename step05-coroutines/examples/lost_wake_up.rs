@@ -14,6 +14,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use plumbing::warn;
 use step05::{EventLoop, sleep};
 
 // ANCHOR: flag_up
@@ -38,7 +39,7 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err}");
+            warn!("error: {err}");
             ExitCode::FAILURE
         }
     }

@@ -15,6 +15,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use plumbing::warn;
 use step06::{EventLoop, sleep, spawn};
 
 // ANCHOR: flag_up
@@ -39,7 +40,7 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err}");
+            warn!("error: {err}");
             ExitCode::FAILURE
         }
     }

@@ -118,9 +118,9 @@ pub fn step_command(package: &str) -> Command {
     command
 }
 
-/// Builds `package`'s example `example` from the current source and runs
-/// it, as `cargo run -p <package> --example <example>` does.
-pub fn run_example(package: &str, example: &str) -> Transcript {
+/// A `Command` for `package`'s example `example`, freshly built, as
+/// `cargo run -p <package> --example <example>` runs it.
+pub fn example_command(package: &str, example: &str) -> Command {
     let built = escargot::CargoBuild::new()
         .manifest_path(workspace_root().join("Cargo.toml"))
         .package(package)
@@ -129,9 +129,15 @@ pub fn run_example(package: &str, example: &str) -> Transcript {
         .unwrap_or_else(|err| {
             panic!("could not build {package}'s {example}: {err}")
         });
-    let output = built
-        .command()
-        .env_remove("LOOP_TRACE")
+    let mut command = built.command();
+    command.env_remove("LOOP_TRACE");
+    command
+}
+
+/// Builds `package`'s example `example` from the current source and runs
+/// it, as `cargo run -p <package> --example <example>` does.
+pub fn run_example(package: &str, example: &str) -> Transcript {
+    let output = example_command(package, example)
         .output()
         .unwrap_or_else(|err| panic!("could not run {package}'s {example}: {err}"));
     Transcript {

@@ -6,14 +6,16 @@
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::SocketAddr;
-use std::net::TcpStream;
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use workshop_tests::book::read_text;
 use workshop_tests::server::RunningServer;
-use workshop_tests::{HANG_LIMIT, run_step, step_command, within, workspace_root};
+use workshop_tests::{
+    HANG_LIMIT, example_command, run_step, step_command, within, workspace_root,
+};
 
 const STEPS: [&str; 8] = [
     "step01", "step02", "step03", "step04", "step05", "step06", "step07", "step08",
@@ -231,6 +233,59 @@ fn the_client_says_so_when_the_server_goes_away() {
         assert!(
             stderr.contains("the server closed the connection"),
             "{package}'s client said:\n{stderr}"
+        );
+    }
+}
+
+/// Linux's `/dev/full`, where every write fails (no space left on the
+/// device), to be a program's stderr.
+#[cfg(target_os = "linux")]
+fn dev_full() -> fs::File {
+    fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("Linux's /dev/full")
+}
+
+/// Runs `command` with its stderr at `/dev/full` and returns its status.
+#[cfg(target_os = "linux")]
+fn status_with_stderr_full(mut command: Command) -> Option<i32> {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(dev_full());
+    within(HANG_LIMIT, move || command.status().expect("it runs")).code()
+}
+
+// `eprintln!` panics on a stderr that cannot take its line, and the
+// program then ends with a panic's 101 instead of its own status.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_error_said_to_a_full_stderr_still_ends_with_its_own_status() {
+    for package in ["step05", "step06", "step07", "step08"] {
+        let lost_wake_up = example_command(package, "lost_wake_up");
+        assert_eq!(
+            status_with_stderr_full(lost_wake_up),
+            Some(1),
+            "{package}'s lost_wake_up, 2>/dev/full"
+        );
+    }
+    let taken = TcpListener::bind("127.0.0.1:0").expect("a port of our own");
+    let taken = taken.local_addr().expect("its address").to_string();
+    for package in SERVING_STEPS {
+        let mut port_in_use = step_command(package);
+        port_in_use.args(["serve", &taken]);
+        assert_eq!(
+            status_with_stderr_full(port_in_use),
+            Some(1),
+            "{package} serve {taken}, 2>/dev/full"
+        );
+        let mut bogus = step_command(package);
+        bogus.arg("--bogus");
+        assert_eq!(
+            status_with_stderr_full(bogus),
+            Some(2),
+            "{package} --bogus, 2>/dev/full"
         );
     }
 }
