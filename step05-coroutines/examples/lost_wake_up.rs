@@ -14,7 +14,6 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use plumbing::warn;
 use step05::{EventLoop, sleep};
 
 // ANCHOR: flag_up
@@ -39,7 +38,7 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            warn!("error: {err}");
+            plumbing::warn!("error: {err}");
             ExitCode::FAILURE
         }
     }

@@ -15,7 +15,6 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use plumbing::warn;
 use step08::{EventLoop, sleep, spawn};
 
 // ANCHOR: flag_up
@@ -40,7 +39,7 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            warn!("error: {err}");
+            plumbing::warn!("error: {err}");
             ExitCode::FAILURE
         }
     }

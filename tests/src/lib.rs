@@ -18,6 +18,7 @@ pub mod server;
 pub mod track;
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::fs;
 use std::future::Future;
@@ -27,15 +28,17 @@ use std::pin::Pin;
 use std::process::{Command, Output, Stdio};
 use std::rc::Rc;
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::thread;
 use std::time::{Duration, Instant};
 
 /// Builds `package`'s binary from the current source and runs it with `args`.
 ///
-/// The build goes through Cargo every time. Running a binary left in
-/// `target/` by some earlier build could test stale code and pass; Cargo's
-/// own freshness check is what guarantees the binary matches the source.
+/// The build goes through Cargo once in each test process (`built`).
+/// Running a binary left in `target/` by some earlier build could test stale
+/// code and pass; Cargo's own freshness check is what guarantees the binary
+/// matches the source.
 pub fn run_step(package: &str, args: &[&str]) -> Transcript {
     let mut command = step_command(package);
     command.args(args);
@@ -105,13 +108,7 @@ fn read_to_end_in_background(
 /// A `Command` for `package`'s freshly built binary, for tests that talk to
 /// it while it runs (servers) rather than wait for it to finish.
 pub fn step_command(package: &str) -> Command {
-    let binary = escargot::CargoBuild::new()
-        .manifest_path(workspace_root().join("Cargo.toml"))
-        .package(package)
-        .bin(package)
-        .run()
-        .unwrap_or_else(|err| panic!("could not build {package}: {err}"));
-    let mut command = binary.command();
+    let mut command = Command::new(built(package, None));
     // A participant's own `LOOP_TRACE=1` must not leak into the pinned runs:
     // the tests that want the trace set it themselves.
     command.env_remove("LOOP_TRACE");
@@ -121,17 +118,42 @@ pub fn step_command(package: &str) -> Command {
 /// A `Command` for `package`'s example `example`, freshly built, as
 /// `cargo run -p <package> --example <example>` runs it.
 pub fn example_command(package: &str, example: &str) -> Command {
-    let built = escargot::CargoBuild::new()
-        .manifest_path(workspace_root().join("Cargo.toml"))
-        .package(package)
-        .example(example)
-        .run()
-        .unwrap_or_else(|err| {
-            panic!("could not build {package}'s {example}: {err}")
-        });
-    let mut command = built.command();
+    let mut command = Command::new(built(package, Some(example)));
     command.env_remove("LOOP_TRACE");
     command
+}
+
+/// The path of `package`'s binary, or of its example `example`, built by
+/// Cargo from the current source the first time a test of this process
+/// asks for it. Later asks reuse that path: each trip through Cargo costs
+/// a freshness check under Cargo's lock on `target/`, which the tests
+/// running at once would otherwise queue for, hundreds of times a run.
+fn built(package: &str, example: Option<&str>) -> PathBuf {
+    type Key = (String, Option<String>);
+    static BUILT: Mutex<BTreeMap<Key, PathBuf>> = Mutex::new(BTreeMap::new());
+    let key = (package.to_owned(), example.map(str::to_owned));
+    // Held while Cargo builds: a second test that wants the same binary
+    // waits for this build instead of starting its own.
+    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(path) = built.get(&key) {
+        return path.clone();
+    }
+    let build = escargot::CargoBuild::new()
+        .manifest_path(workspace_root().join("Cargo.toml"))
+        .package(package);
+    let build = match example {
+        Some(example) => build.example(example),
+        None => build.bin(package),
+    };
+    let what = example.map_or(package.to_owned(), |example| {
+        format!("{package}'s {example}")
+    });
+    let run = build
+        .run()
+        .unwrap_or_else(|err| panic!("could not build {what}: {err}"));
+    let path = run.path().to_path_buf();
+    built.insert(key, path.clone());
+    path
 }
 
 /// Builds `package`'s example `example` from the current source and runs
