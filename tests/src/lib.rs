@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 
 /// Builds `package`'s binary from the current source and runs it with `args`.
 ///
-/// The build goes through Cargo once in each test process (`built`).
+/// The build goes through Cargo once in each test process (`step_binary`).
 /// Running a binary left in `target/` by some earlier build could test stale
 /// code and pass; Cargo's own freshness check is what guarantees the binary
 /// matches the source.
@@ -108,7 +108,7 @@ fn read_to_end_in_background(
 /// A `Command` for `package`'s freshly built binary, for tests that talk to
 /// it while it runs (servers) rather than wait for it to finish.
 pub fn step_command(package: &str) -> Command {
-    let mut command = Command::new(built(package, None));
+    let mut command = Command::new(step_binary(package));
     // A participant's own `LOOP_TRACE=1` must not leak into the pinned runs:
     // the tests that want the trace set it themselves.
     command.env_remove("LOOP_TRACE");
@@ -117,42 +117,54 @@ pub fn step_command(package: &str) -> Command {
 
 /// A `Command` for `package`'s example `example`, freshly built, as
 /// `cargo run -p <package> --example <example>` runs it.
+///
+/// Built on every call, unlike the steps' binaries: four steps have an
+/// example called `lost_wake_up`, and Cargo copies each to the same
+/// `target/debug/examples/lost_wake_up`, so a path kept from an earlier
+/// build may hold another step's example by now.
 pub fn example_command(package: &str, example: &str) -> Command {
-    let mut command = Command::new(built(package, Some(example)));
+    let built = escargot::CargoBuild::new()
+        .manifest_path(workspace_root().join("Cargo.toml"))
+        .package(package)
+        .example(example)
+        .run()
+        .unwrap_or_else(|err| {
+            panic!("could not build {package}'s {example}: {err}")
+        });
+    let mut command = built.command();
     command.env_remove("LOOP_TRACE");
     command
 }
 
-/// The path of `package`'s binary, or of its example `example`, built by
-/// Cargo from the current source the first time a test of this process
-/// asks for it. Later asks reuse that path: each trip through Cargo costs
-/// a freshness check under Cargo's lock on `target/`, which the tests
-/// running at once would otherwise queue for, hundreds of times a run.
-fn built(package: &str, example: Option<&str>) -> PathBuf {
-    type Key = (String, Option<String>);
-    static BUILT: Mutex<BTreeMap<Key, PathBuf>> = Mutex::new(BTreeMap::new());
-    let key = (package.to_owned(), example.map(str::to_owned));
+/// The path of `package`'s binary, built by Cargo from the current source
+/// the first time a test of this process asks for it. Later asks reuse
+/// that path: each trip through Cargo costs a freshness check under
+/// Cargo's lock on `target/`, which the tests running at once would
+/// otherwise queue for, hundreds of times a run.
+fn step_binary(package: &str) -> PathBuf {
+    static BUILT: Mutex<BTreeMap<String, PathBuf>> = Mutex::new(BTreeMap::new());
     // Held while Cargo builds: a second test that wants the same binary
     // waits for this build instead of starting its own.
     let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(path) = built.get(&key) {
+    if let Some(path) = built.get(package) {
         return path.clone();
     }
-    let build = escargot::CargoBuild::new()
+    // Cargo gives each dependency the features that every package of the
+    // build asks for. Built alone (`-p step04`), a step's mio and rustix
+    // would get fewer than under `cargo test --workspace` (where tokio, a
+    // benchmark's dev-dependency, asks for more), and they and the step's
+    // library would be compiled a second time, in the middle of the tests.
+    // Asked for the whole workspace, with an example so that dev-dependencies
+    // count, the build reuses what `cargo test --workspace` compiled.
+    let path = escargot::CargoBuild::new()
         .manifest_path(workspace_root().join("Cargo.toml"))
-        .package(package);
-    let build = match example {
-        Some(example) => build.example(example),
-        None => build.bin(package),
-    };
-    let what = example.map_or(package.to_owned(), |example| {
-        format!("{package}'s {example}")
-    });
-    let run = build
+        .bin(package)
+        .args(["--workspace", "--example", "trace_scenes"])
         .run()
-        .unwrap_or_else(|err| panic!("could not build {what}: {err}"));
-    let path = run.path().to_path_buf();
-    built.insert(key, path.clone());
+        .unwrap_or_else(|err| panic!("could not build {package}: {err}"))
+        .path()
+        .to_path_buf();
+    built.insert(package.to_owned(), path.clone());
     path
 }
 
