@@ -6,9 +6,9 @@
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::SocketAddr;
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -261,7 +261,7 @@ fn dev_full() -> fs::File {
 
 /// Runs `command` with its stderr at `/dev/full` and returns its status.
 #[cfg(target_os = "linux")]
-fn status_with_stderr_full(mut command: Command) -> Option<i32> {
+fn status_with_stderr_full(mut command: std::process::Command) -> Option<i32> {
     command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -282,7 +282,8 @@ fn an_error_said_to_a_full_stderr_still_ends_with_its_own_status() {
             "{package}'s lost_wake_up, 2>/dev/full"
         );
     }
-    let taken = TcpListener::bind("127.0.0.1:0").expect("a port of our own");
+    let taken =
+        std::net::TcpListener::bind("127.0.0.1:0").expect("a port of our own");
     let taken = taken.local_addr().expect("its address").to_string();
     for package in SERVING_STEPS {
         let mut port_in_use = step_command(package);
