@@ -14,9 +14,7 @@ use std::time::{Duration, Instant};
 
 use workshop_tests::book::read_text;
 use workshop_tests::server::RunningServer;
-use workshop_tests::{
-    HANG_LIMIT, example_command, run_step, step_command, within, workspace_root,
-};
+use workshop_tests::{HANG_LIMIT, run_step, step_command, within, workspace_root};
 
 const STEPS: [&str; 8] = [
     "step01", "step02", "step03", "step04", "step05", "step06", "step07", "step08",
@@ -275,7 +273,7 @@ fn status_with_stderr_full(mut command: std::process::Command) -> Option<i32> {
 #[test]
 fn an_error_said_to_a_full_stderr_still_ends_with_its_own_status() {
     for package in ["step05", "step06", "step07", "step08"] {
-        let lost_wake_up = example_command(package, "lost_wake_up");
+        let lost_wake_up = workshop_tests::example_command(package, "lost_wake_up");
         assert_eq!(
             status_with_stderr_full(lost_wake_up),
             Some(1),
