@@ -6,4 +6,5 @@
 //! so that the diff between two steps shows the capability that step adds
 //! and nothing else.
 
+pub mod console;
 pub mod trace;

@@ -38,7 +38,7 @@ fn main() -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err}");
+            plumbing::warn!("error: {err}");
             ExitCode::FAILURE
         }
     }

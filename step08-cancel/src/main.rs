@@ -11,6 +11,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::panic;
 use std::process::{self, ExitCode};
 
+use plumbing::warn;
 use step08::apps::{demo, terminal};
 
 const USAGE: &str = "usage: cargo run -p step08 \
@@ -77,14 +78,14 @@ fn report(outcome: Result<(), String>) -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("error: {message}");
+            warn!("error: {message}");
             ExitCode::FAILURE
         }
     }
 }
 
 fn usage_error(problem: &str) -> ExitCode {
-    eprintln!("error: {problem}; {USAGE}");
+    warn!("error: {problem}; {USAGE}");
     ExitCode::from(2)
 }
 

@@ -9,6 +9,7 @@ use std::mem;
 use std::net::{Shutdown, SocketAddr};
 use std::time::Duration;
 
+use plumbing::warn;
 use rustix::event::{PollFd, PollFlags, Timespec};
 use socket2::{Domain, Protocol, SockRef, Type};
 
@@ -240,7 +241,7 @@ pub async fn accept_clients<F>(
         match listener.accept().await {
             Ok((stream, _peer)) => {
                 if mem::replace(&mut paused, false) {
-                    eprintln!("accepting clients again");
+                    warn!("accepting clients again");
                 }
                 connections.push(spawn(serve_client(stream)));
             }
@@ -256,7 +257,7 @@ pub async fn accept_clients<F>(
             // wait in the backlog meanwhile.
             Err(err) => {
                 if !mem::replace(&mut paused, true) {
-                    eprintln!("not accepting clients for now: {err}");
+                    warn!("not accepting clients for now: {err}");
                 }
                 sleep(ACCEPT_RETRY).await;
             }

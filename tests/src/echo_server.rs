@@ -50,6 +50,8 @@ macro_rules! echo_server_tests {
             an_idle_server_sleeps_even_with_clients_connected,
             running_out_of_descriptors_neither_crashes_nor_spins_and_service_resumes,
             a_pause_is_announced_only_while_a_client_waits,
+            a_full_stderr_costs_no_client_when_descriptors_run_out,
+            a_closed_stderr_pipe_costs_no_client_when_descriptors_run_out,
         ]);
     };
     (@each $server:expr, $module:path, [$($scenario:ident,)*]) => {
@@ -310,14 +312,17 @@ pub fn a_last_line_without_a_newline_is_answered_when_the_client_closes(
 // Linux only: macOS and Windows have neither `/proc` nor `prlimit`.
 #[cfg(target_os = "linux")]
 pub mod linux {
+    use std::fs::OpenOptions;
+    use std::io;
+    use std::process::Stdio;
     use std::time::Instant;
 
     use crate::server::{eventually, proc};
     use socket2::SockRef;
 
     use super::{
-        Duration, EchoServer, PATIENCE, Read, RunningServer, TcpStream, Write,
-        connect, exchange, thread,
+        Barrier, Duration, EchoServer, PATIENCE, Read, RunningServer, Shutdown,
+        TcpStream, Write, connect, exchange, thread,
     };
 
     /// Asks one line on an open connection and returns the reply line.
@@ -580,5 +585,101 @@ pub mod linux {
             !after_resuming.contains(PAUSED),
             "a pause announced right after resuming, with no client waiting: {stderr}"
         );
+    }
+
+    /// What the server says, on stdout, once stderr has refused a line.
+    const STDERR_LOST: &str = "warning: standard error cannot be written";
+
+    pub fn a_full_stderr_costs_no_client_when_descriptors_run_out(echo: EchoServer) {
+        let full = OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("Linux's /dev/full, where every write fails: no space left");
+        all_served_past_the_descriptor_limit(echo, full);
+    }
+
+    pub fn a_closed_stderr_pipe_costs_no_client_when_descriptors_run_out(
+        echo: EchoServer,
+    ) {
+        // Its reader gone, as `2>&1 | head -n 2` leaves it once `head` has
+        // its lines: every write fails with a broken pipe.
+        let (reader, writer) = io::pipe().expect("a pipe");
+        drop(reader);
+        all_served_past_the_descriptor_limit(echo, writer);
+    }
+
+    /// Runs the server with 64 descriptors and its stderr sent to `stderr`,
+    /// and 200 clients at once, all connected before any sends: the server
+    /// runs out of descriptors with clients waiting, and says so on a
+    /// stderr that cannot take the line. Every client must still be served,
+    /// and the loss said once on stdout.
+    fn all_served_past_the_descriptor_limit(
+        echo: EchoServer,
+        stderr: impl Into<Stdio>,
+    ) {
+        const DESCRIPTORS: usize = 64;
+        const CLIENTS: usize = 200;
+        let limit = format!("--nofile={DESCRIPTORS}:{DESCRIPTORS}");
+        let mut server = RunningServer::start_with_stderr(
+            echo.package,
+            &["prlimit", &limit],
+            stderr,
+        );
+        let addr = server.addr();
+        let all_connected = Barrier::new(CLIENTS);
+
+        let failures: Vec<String> = thread::scope(|scope| {
+            let clients: Vec<_> = (0..CLIENTS)
+                .map(|client| {
+                    let all_connected = &all_connected;
+                    scope.spawn(move || {
+                        // A client that cannot connect still reaches the
+                        // barrier, so that no other waits there for ever.
+                        let connected = TcpStream::connect(addr);
+                        all_connected.wait();
+                        let line = format!("client {client}");
+                        match connected.and_then(|stream| ask_once(stream, &line)) {
+                            Ok(reply) if reply == format!("Got: {line}\n") => None,
+                            Ok(reply) => Some(format!("{line} got {reply:?}")),
+                            Err(err) => Some(format!("{line}: {err}")),
+                        }
+                    })
+                })
+                .collect();
+            clients
+                .into_iter()
+                .filter_map(|client| client.join().expect("the client thread ran"))
+                .collect()
+        });
+        assert!(
+            failures.is_empty(),
+            "{} of {CLIENTS} clients not served; the server is {}; the first: {:#?}",
+            failures.len(),
+            if server.is_running() {
+                "running"
+            } else {
+                "gone"
+            },
+            &failures[..failures.len().min(3)]
+        );
+        assert!(server.is_running(), "the server died");
+        // The lost lines are said once, where they can be.
+        assert!(
+            eventually(PATIENCE, || server.stdout().contains(STDERR_LOST)),
+            "the lost line was never said on stdout: {}",
+            server.stdout()
+        );
+        assert_eq!(server.stdout().matches(STDERR_LOST).count(), 1);
+    }
+
+    /// Sends `line`, closes the sending side, and returns all the reply.
+    fn ask_once(mut stream: TcpStream, line: &str) -> io::Result<String> {
+        stream.set_read_timeout(Some(PATIENCE))?;
+        stream.set_write_timeout(Some(PATIENCE))?;
+        stream.write_all(format!("{line}\n").as_bytes())?;
+        stream.shutdown(Shutdown::Write)?;
+        let mut reply = Vec::new();
+        stream.read_to_end(&mut reply)?;
+        Ok(String::from_utf8_lossy(&reply).into_owned())
     }
 }

@@ -21,6 +21,7 @@ pub mod track;
 
 use std::cell::Cell;
 use std::env::consts::EXE_SUFFIX;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::fs;
 use std::future::Future;
@@ -30,17 +31,18 @@ use std::pin::Pin;
 use std::process::{Command, Output, Stdio};
 use std::rc::Rc;
 use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::thread;
 use std::time::{Duration, Instant};
 
 /// Builds `package`'s binary from the current source and runs it with `args`.
 ///
-/// The build goes through Cargo every time. Running a binary left in
-/// `target/` by some earlier build could test stale code and pass; Cargo's
-/// own freshness check is what guarantees the binary matches the source.
-/// (Under Wine, `.ci/wine` runs that build just before the tests: see
-/// `PREBUILT_STEPS`.)
+/// The build goes through Cargo once in each test process (`step_binary`).
+/// Running a binary left in `target/` by some earlier build could test stale
+/// code and pass; Cargo's own freshness check is what guarantees the binary
+/// matches the source. (Under Wine, `.ci/wine` runs that build just
+/// before the tests: see `PREBUILT_STEPS`.)
 pub fn run_step(package: &str, args: &[&str]) -> Transcript {
     let mut command = step_command(package);
     command.args(args);
@@ -110,19 +112,81 @@ fn read_to_end_in_background(
 /// A `Command` for `package`'s freshly built binary, for tests that talk to
 /// it while it runs (servers) rather than wait for it to finish.
 pub fn step_command(package: &str) -> Command {
-    let mut command = built_program(package, None);
+    let mut command = Command::new(step_binary(package));
     // A participant's own `LOOP_TRACE=1` must not leak into the pinned runs:
     // the tests that want the trace set it themselves.
     command.env_remove("LOOP_TRACE");
     command
 }
 
+/// A `Command` for `package`'s example `example`, freshly built, as
+/// `cargo run -p <package> --example <example>` runs it.
+///
+/// Built on every call, unlike the steps' binaries: four steps have an
+/// example called `lost_wake_up`, and Cargo copies each to the same
+/// `target/debug/examples/lost_wake_up`, so a path kept from an earlier
+/// build may hold another step's example by now.
+pub fn example_command(package: &str, example: &str) -> Command {
+    let mut command = match prebuilt(&format!("{package}/{example}{EXE_SUFFIX}")) {
+        Some(binary) => Command::new(binary),
+        None => build_example(package, example),
+    };
+    command.env_remove("LOOP_TRACE");
+    command
+}
+
+/// Cargo's build of `package`'s example `example`, as a `Command`.
+fn build_example(package: &str, example: &str) -> Command {
+    let built = escargot::CargoBuild::new()
+        .manifest_path(workspace_root().join("Cargo.toml"))
+        .package(package)
+        .example(example)
+        .run()
+        .unwrap_or_else(|err| {
+            panic!("could not build {package}'s {example}: {err}")
+        });
+    built.command()
+}
+
+/// The path of `package`'s binary, built by Cargo from the current source
+/// the first time a test of this process asks for it. Later asks reuse
+/// that path: each trip through Cargo costs a freshness check under
+/// Cargo's lock on `target/`, which the tests running at once would
+/// otherwise queue for, hundreds of times a run.
+fn step_binary(package: &str) -> PathBuf {
+    static BUILT: Mutex<BTreeMap<String, PathBuf>> = Mutex::new(BTreeMap::new());
+    // Held while Cargo builds: a second test that wants the same binary
+    // waits for this build instead of starting its own.
+    let mut built = BUILT.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(path) = built.get(package) {
+        return path.clone();
+    }
+    if let Some(binary) = prebuilt(&format!("{package}{EXE_SUFFIX}")) {
+        return binary;
+    }
+    // Cargo gives each dependency the features that every package of the
+    // build asks for. Built alone (`-p step04`), a step's mio and rustix
+    // would get fewer than under `cargo test --workspace` (where tokio, a
+    // benchmark's dev-dependency, asks for more), and they and the step's
+    // library would be compiled a second time, in the middle of the tests.
+    // Asked for the whole workspace, with an example so that dev-dependencies
+    // count, the build reuses what `cargo test --workspace` compiled.
+    let path = escargot::CargoBuild::new()
+        .manifest_path(workspace_root().join("Cargo.toml"))
+        .bin(package)
+        .args(["--workspace", "--example", "trace_scenes"])
+        .run()
+        .unwrap_or_else(|err| panic!("could not build {package}: {err}"))
+        .path()
+        .to_path_buf();
+    built.insert(package.to_owned(), path.clone());
+    path
+}
+
 /// Builds `package`'s example `example` from the current source and runs
 /// it, as `cargo run -p <package> --example <example>` does.
 pub fn run_example(package: &str, example: &str) -> Transcript {
-    let mut command = built_program(package, Some(example));
-    let output = command
-        .env_remove("LOOP_TRACE")
+    let output = example_command(package, example)
         .output()
         .unwrap_or_else(|err| panic!("could not run {package}'s {example}: {err}"));
     Transcript {
@@ -133,28 +197,6 @@ pub fn run_example(package: &str, example: &str) -> Transcript {
     }
 }
 
-/// A `Command` for `package`'s binary, or for its example `example`, built
-/// by Cargo from the current source (or taken from `PREBUILT_STEPS`).
-fn built_program(package: &str, example: Option<&str>) -> Command {
-    let file = match example {
-        Some(example) => format!("{package}/{example}{EXE_SUFFIX}"),
-        None => format!("{package}{EXE_SUFFIX}"),
-    };
-    if let Some(binary) = prebuilt(&file) {
-        return Command::new(binary);
-    }
-    let build = escargot::CargoBuild::new()
-        .manifest_path(workspace_root().join("Cargo.toml"))
-        .package(package);
-    let build = match example {
-        Some(example) => build.example(example),
-        None => build.bin(package),
-    };
-    build
-        .run()
-        .unwrap_or_else(|err| panic!("could not build {file}: {err}"))
-        .command()
-}
 
 /// The folder `.ci/wine` names in this variable when it runs the tests of
 /// the Windows build under Wine: the steps' programs, built by Cargo just

@@ -23,6 +23,8 @@ pub struct RunningServer {
     child: Child,
     addr: SocketAddr,
     stderr: Arc<Mutex<String>>,
+    /// What it printed after its address.
+    stdout: Arc<Mutex<String>>,
 }
 
 impl RunningServer {
@@ -35,18 +37,28 @@ impl RunningServer {
     /// runs the server, such as `prlimit --nofile=16:16`). The wrapper must
     /// replace itself with the server (exec), so the pid is the server's.
     pub fn start_under(package: &str, wrapper: &[&str]) -> RunningServer {
-        Self::launch(package, wrapper, "serve", "127.0.0.1:0")
+        Self::launch(package, wrapper, "serve", "127.0.0.1:0", Stdio::piped())
+    }
+
+    /// The same, with the server's stderr going to `stderr` (a full file, a
+    /// pipe no one reads) instead of to the test: `stderr()` is then empty.
+    pub fn start_with_stderr(
+        package: &str,
+        wrapper: &[&str],
+        stderr: impl Into<Stdio>,
+    ) -> RunningServer {
+        Self::launch(package, wrapper, "serve", "127.0.0.1:0", stderr.into())
     }
 
     /// `package`'s server on `addr`, as a participant would type it: a host
     /// name or an address, and a port.
     pub fn start_on(package: &str, addr: &str) -> RunningServer {
-        Self::launch(package, &[], "serve", addr)
+        Self::launch(package, &[], "serve", addr, Stdio::piped())
     }
 
     /// `package`'s slow server, `serve-slow 127.0.0.1:0`: seed 002's.
     pub fn start_slow(package: &str) -> RunningServer {
-        Self::launch(package, &[], "serve-slow", "127.0.0.1:0")
+        Self::launch(package, &[], "serve-slow", "127.0.0.1:0", Stdio::piped())
     }
 
     fn launch(
@@ -54,6 +66,7 @@ impl RunningServer {
         wrapper: &[&str],
         mode: &str,
         addr: &str,
+        stderr_to: Stdio,
     ) -> RunningServer {
         let server = step_command(package);
         let mut command = match wrapper.split_first() {
@@ -68,21 +81,21 @@ impl RunningServer {
             .args([mode, addr])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+            .stderr(stderr_to);
         let mut child = command
             .spawn()
             .unwrap_or_else(|err| panic!("could not start {package}: {err}"));
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = Arc::new(Mutex::new(String::new()));
-        drain_into(
-            child.stderr.take().expect("stderr is piped"),
-            stderr.clone(),
-        );
+        if let Some(piped) = child.stderr.take() {
+            drain_into(piped, stderr.clone());
+        }
         // Dropped at once if the server fails first: the test reports it.
         let mut server = RunningServer {
             child,
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             stderr,
+            stdout: Arc::default(),
         };
         server.addr = server.read_address(stdout);
         server
@@ -92,18 +105,22 @@ impl RunningServer {
     /// thread of its own so the server never blocks on a full pipe.
     fn read_address(&mut self, stdout: impl Read + Send + 'static) -> SocketAddr {
         let (first_line, receive) = mpsc::channel();
+        let rest = Arc::clone(&self.stdout);
         thread::spawn(move || {
-            let mut lines = BufReader::new(stdout).lines();
-            let _ = first_line.send(lines.next());
-            for _ in lines {}
+            let mut reader = BufReader::new(stdout);
+            let mut line = String::new();
+            let read = reader.read_line(&mut line);
+            let _ = first_line.send(matches!(read, Ok(1..)).then_some(line));
+            append_all(reader, &rest);
         });
-        let Ok(Some(Ok(line))) = receive.recv_timeout(STARTUP_LIMIT) else {
+        let Ok(Some(line)) = receive.recv_timeout(STARTUP_LIMIT) else {
             panic!(
                 "the server printed no address; its stderr: {}",
                 self.stderr()
             );
         };
-        line.strip_prefix("listening on ")
+        line.trim_end()
+            .strip_prefix("listening on ")
             .and_then(|addr| addr.parse().ok())
             .unwrap_or_else(|| panic!("expected `listening on ADDR`, got {line:?}"))
     }
@@ -114,6 +131,11 @@ impl RunningServer {
 
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// What the server has written to stdout so far, after its address.
+    pub fn stdout(&self) -> String {
+        self.stdout.lock().expect("not poisoned").clone()
     }
 
     /// Everything the server has written to stderr so far.
@@ -141,14 +163,17 @@ impl Drop for RunningServer {
     }
 }
 
-fn drain_into(mut stream: impl Read + Send + 'static, text: Arc<Mutex<String>>) {
-    thread::spawn(move || {
-        let mut chunk = [0; 1024];
-        while let Ok(n @ 1..) = stream.read(&mut chunk) {
-            let mut text = text.lock().expect("not poisoned");
-            text.push_str(&String::from_utf8_lossy(&chunk[..n]));
-        }
-    });
+fn drain_into(stream: impl Read + Send + 'static, text: Arc<Mutex<String>>) {
+    thread::spawn(move || append_all(stream, &text));
+}
+
+/// Appends what `stream` gives to `text` until it ends.
+fn append_all(mut stream: impl Read, text: &Mutex<String>) {
+    let mut chunk = [0; 1024];
+    while let Ok(n @ 1..) = stream.read(&mut chunk) {
+        let mut text = text.lock().expect("not poisoned");
+        text.push_str(&String::from_utf8_lossy(&chunk[..n]));
+    }
 }
 
 /// Checks `condition` every 10 ms until it holds or `limit` has passed;

@@ -9,6 +9,7 @@ use std::net::SocketAddr;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
+use std::thread;
 use std::time::{Duration, Instant};
 
 use workshop_tests::book::read_text;
@@ -195,11 +196,22 @@ fn the_client_ends_quietly_when_its_own_output_closes() {
         stdout.read_line(&mut first).expect("a reply");
         assert_eq!(first, "Got: one\n");
         drop(stdout); // `client | head -n 1`: the reader is gone
-        // The next reply has nowhere to go.
-        stdin.write_all(b"two\nthree\n").expect("the client reads");
-        drop(stdin);
-        let output =
-            within(HANG_LIMIT, move || client.wait_with_output().expect("ends"));
+        // The next reply has nowhere to go. But a process that another test
+        // starts at that moment holds a copy of the pipe's reader until it
+        // runs its program, and a reply may still find that copy: so send
+        // lines until the client ends (their replies failing), for at most
+        // ten seconds.
+        let output = within(HANG_LIMIT, move || {
+            for _ in 0..200 {
+                if matches!(client.try_wait(), Ok(Some(_))) {
+                    break;
+                }
+                let _ = stdin.write_all(b"again\n");
+                thread::sleep(Duration::from_millis(50));
+            }
+            drop(stdin);
+            client.wait_with_output().expect("ends")
+        });
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.is_empty(), "{package}'s client said:\n{stderr}");
         assert_eq!(
@@ -231,6 +243,60 @@ fn the_client_says_so_when_the_server_goes_away() {
         assert!(
             stderr.contains("the server closed the connection"),
             "{package}'s client said:\n{stderr}"
+        );
+    }
+}
+
+/// Linux's `/dev/full`, where every write fails (no space left on the
+/// device), to be a program's stderr.
+#[cfg(target_os = "linux")]
+fn dev_full() -> fs::File {
+    fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("Linux's /dev/full")
+}
+
+/// Runs `command` with its stderr at `/dev/full` and returns its status.
+#[cfg(target_os = "linux")]
+fn status_with_stderr_full(mut command: std::process::Command) -> Option<i32> {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(dev_full());
+    within(HANG_LIMIT, move || command.status().expect("it runs")).code()
+}
+
+// `eprintln!` panics on a stderr that cannot take its line, and the
+// program then ends with a panic's 101 instead of its own status.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_error_said_to_a_full_stderr_still_ends_with_its_own_status() {
+    for package in ["step05", "step06", "step07", "step08"] {
+        let lost_wake_up = workshop_tests::example_command(package, "lost_wake_up");
+        assert_eq!(
+            status_with_stderr_full(lost_wake_up),
+            Some(1),
+            "{package}'s lost_wake_up, 2>/dev/full"
+        );
+    }
+    let taken =
+        std::net::TcpListener::bind("127.0.0.1:0").expect("a port of our own");
+    let taken = taken.local_addr().expect("its address").to_string();
+    for package in SERVING_STEPS {
+        let mut port_in_use = step_command(package);
+        port_in_use.args(["serve", &taken]);
+        assert_eq!(
+            status_with_stderr_full(port_in_use),
+            Some(1),
+            "{package} serve {taken}, 2>/dev/full"
+        );
+        let mut bogus = step_command(package);
+        bogus.arg("--bogus");
+        assert_eq!(
+            status_with_stderr_full(bogus),
+            Some(2),
+            "{package} --bogus, 2>/dev/full"
         );
     }
 }

@@ -9,6 +9,8 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use plumbing::say;
+
 use crate::apps::client::Client;
 use crate::apps::echo;
 use crate::apps::net::{self, Server};
@@ -268,8 +270,8 @@ pub fn serve(addrs: &[SocketAddr]) -> Result<(), String> {
     let listener = first_that_works(addrs, net::listen)?;
     let server = echo::serve(&lp, listener).map_err(|err| err.to_string())?;
     let addr = server.local_addr().map_err(|err| err.to_string())?;
-    println!("listening on {addr}");
-    println!("{}", try_it(addr));
+    say!("listening on {addr}");
+    say!("{}", try_it(addr));
     lp.run().map_err(|err| err.to_string())
 }
 // ANCHOR_END: serve
@@ -284,8 +286,8 @@ pub fn serve_slow(addrs: &[SocketAddr]) -> Result<(), String> {
     let server = slow::serve(&lp, listener, slow::SEED_002, SEED)
         .map_err(|err| err.to_string())?;
     let addr = server.local_addr().map_err(|err| err.to_string())?;
-    println!("listening on {addr}");
-    println!("{}", try_slow(addr));
+    say!("listening on {addr}");
+    say!("{}", try_slow(addr));
     lp.run().map_err(|err| err.to_string())
 }
 // ANCHOR_END: serve_slow

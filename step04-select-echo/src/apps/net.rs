@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use mio::Token;
 use mio::net::{TcpListener, TcpStream};
+use plumbing::warn;
 use rustix::event::{PollFd, PollFlags, Timespec};
 use socket2::{Domain, Protocol, Socket, Type};
 
@@ -118,7 +119,7 @@ fn accept_clients(lp: &EventLoop, acceptor: Rc<Acceptor>) {
         match accepted {
             Ok((stream, _peer)) => {
                 if acceptor.paused.replace(false) {
-                    eprintln!("accepting clients again");
+                    warn!("accepting clients again");
                 }
                 (acceptor.on_client)(lp, stream);
             }
@@ -143,7 +144,7 @@ fn accept_clients(lp: &EventLoop, acceptor: Rc<Acceptor>) {
             // wait in the backlog meanwhile.
             Err(err) => {
                 if !acceptor.paused.replace(true) {
-                    eprintln!("not accepting clients for now: {err}");
+                    warn!("not accepting clients for now: {err}");
                 }
                 lp.call_later(ACCEPT_RETRY, move |lp| accept_clients(lp, acceptor));
                 return;

@@ -11,6 +11,8 @@ use std::net::{Ipv4Addr, Shutdown, SocketAddr};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use plumbing::say;
+
 use crate::apps::echo;
 use crate::apps::slow::{self, Delays};
 use crate::event_loop::{EventLoop, join_all, spawn};
@@ -311,8 +313,8 @@ fn serve_alone<F: Future<Output = ()> + 'static>(
     lp.block_on(async move {
         let listener = first_that_works(&addrs, TcpListener::bind)?;
         let addr = listener.local_addr().map_err(|err| err.to_string())?;
-        println!("listening on {addr}");
-        println!("{}", try_(addr));
+        say!("listening on {addr}");
+        say!("{}", try_(addr));
         server(listener).await;
         Ok(())
     })

@@ -23,7 +23,7 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use crate::{step_command, workspace_root};
+use crate::{example_command, step_command, workspace_root};
 
 /// How far a measured time may move before its figure must be redrawn:
 /// 0.25 s, or 20 % of the committed time, whichever is more. Enough for a
@@ -183,13 +183,7 @@ pub fn traced_output(package: &str, args: &[&str]) -> String {
 /// `LOOP_TRACE=1 cargo run -p workshop-tests --example trace_scenes --
 /// scene`); its output as `traced_output` gives it.
 pub fn traced_scene(scene: &str) -> String {
-    let built = escargot::CargoBuild::new()
-        .manifest_path(workspace_root().join("Cargo.toml"))
-        .package("workshop-tests")
-        .example("trace_scenes")
-        .run()
-        .unwrap_or_else(|err| panic!("could not build the trace scenes: {err}"));
-    let mut command = built.command();
+    let mut command = example_command("workshop-tests", "trace_scenes");
     command.arg(scene).env("LOOP_TRACE", "1");
     merged_output(command)
 }
