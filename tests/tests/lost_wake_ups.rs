@@ -322,7 +322,7 @@ macro_rules! lost_wake_ups_with_join {
 
             #[test]
             fn a_parent_waiting_for_a_child_that_sleeps_gets_its_value() {
-                // Issue 28's scene: the child ends on a timer, while its
+                // Chapter 6's scene: the child ends on a timer, while its
                 // parent waits in its slot, and its end wakes the parent.
                 let value = within(NAMED_WITHIN, || {
                     let lp = Rc::new(EventLoop::new().unwrap());
