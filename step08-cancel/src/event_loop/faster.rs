@@ -13,9 +13,8 @@
 //! Chapter 8, "Faster without a new idea", measures each one. A module of
 //! the loop's own, so it may read the loop's private fields. Its small
 //! functions are `#[inline]`: the reactor's `read` is generic, compiled in
-//! the crate that uses it, and these were inlined there when they were
-//! methods of the generic `Socket` (without it, echo at 1,000 connections
-//! measured 0.84x tokio's round trips where it had 1.00x).
+//! the crate that uses it, which may then inline them, as it could when
+//! they were methods of the generic `Socket`.
 
 use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Weak;
