@@ -26,9 +26,15 @@ use mio::{Events, Interest, Poll, Token};
 use slab::Slab;
 
 use crate::join::{CancelOnDrop, JoinError, JoinHandle, forget_waiting_joins};
-use crate::task::{SequentialIds, Tasks};
+use crate::task::Tasks;
 use crate::trace::Trace;
 use crate::waker::WokenTasks;
+
+// Faster, not new: the loop's clock in ticks, its tokens' hasher, its
+// sockets' readable edges and the reactor's short reads. Read it after the
+// lesson.
+pub(crate) mod faster;
+use faster::{LoopClock, ReadableEdges, SequentialTokens, Ticks};
 
 // ANCHOR: callback
 /// One piece of work: a closure that runs once and may schedule more work on
@@ -53,7 +59,7 @@ pub struct EventLoop {
     running: Cell<bool>,
     poll: RefCell<Poll>,
     events: RefCell<Events>,
-    io_waiters: RefCell<HashMap<Token, IoWaiters, SequentialIds>>,
+    io_waiters: RefCell<HashMap<Token, IoWaiters, SequentialTokens>>,
     next_token: Cell<usize>,
     pub(crate) trace: Trace,
     tasks: Tasks,
@@ -447,9 +453,9 @@ impl EventLoop {
 /// A `run` inside a callback would turn the loop in the middle of its own
 /// turn, and run callbacks the outer turn has counted as its own; inside a
 /// task (from step 5 on) it would take the task's wake-ups while the task
-/// cannot be polled, and hang. So the second `run` is refused at once, with a message that
-/// says why. Dropping the guard clears the mark, even when a panic unwinds
-/// out of `run`, so the loop can be run again.
+/// cannot be polled, and hang. So the second `run` is refused at once, with
+/// a message that says why. Dropping the guard clears the mark, even when a
+/// panic unwinds out of `run`, so the loop can be run again.
 struct RunGuard<'a>(&'a Cell<bool>);
 
 impl<'a> RunGuard<'a> {
@@ -650,11 +656,6 @@ struct Timer {
     id: TimerId,
 }
 
-/// A deadline in nanoseconds since the loop was made: 8 bytes where an
-/// `Instant` takes 16, and one comparison (`LoopClock`, at the end of this
-/// file, converts).
-type Ticks = u64;
-
 impl Ord for Timer {
     /// Orders timers for `BinaryHeap`, which keeps its *largest* element on
     /// top: the earlier deadline is the greater, and of two equal deadlines
@@ -677,10 +678,10 @@ enum TimerAction {
 ///
 /// A `Slab` is a `Vec` that reuses the places freed in it, so a timer is
 /// found by its index at once, and timers set and cancelled by the million
-/// take no more room than the most that were ever pending at one time. A freed place is
-/// reused, its index with it, so an id also holds the timer's sequence
-/// number, which is never reused: an id whose place holds another number
-/// names a timer that is gone.
+/// take no more room than the most that were ever pending at one time. A
+/// freed place is reused, its index with it, so an id also holds the
+/// timer's sequence number, which is never reused: an id whose place holds
+/// another number names a timer that is gone.
 #[derive(Default)]
 struct PendingTimers {
     actions: Slab<(u64, TimerAction)>,
@@ -774,12 +775,8 @@ const WAKER_TOKEN: Token = Token(usize::MAX);
 struct IoWaiters {
     read: Option<Callback>,
     write: Option<Callback>,
-    /// How many times the socket was reported readable (or closed, or
-    /// failed), waited for or not.
-    readable_edges: u64,
-    /// Whether it was reported closed for reading, or failed: then it is
-    /// never empty, its end of stream always there to read.
-    read_closed: bool,
+    /// Counted for the reactor's short reads (`faster.rs`).
+    readable_edges: ReadableEdges,
 }
 
 impl IoWaiters {
@@ -793,8 +790,7 @@ impl IoWaiters {
     fn take_ready(&mut self, event: &Event) -> impl Iterator<Item = Callback> {
         let failed = event.is_error();
         let read = if event.is_readable() || event.is_read_closed() || failed {
-            self.readable_edges += 1;
-            self.read_closed |= event.is_read_closed() || failed;
+            self.readable_edges.count(event);
             self.read.take()
         } else {
             None
@@ -811,43 +807,9 @@ impl IoWaiters {
 
 // ---------------------------------------------------------------------------
 // Plumbing: not the lesson. The rest of `Timer`'s ordering, which `Ord`
-// requires; the loop's clock in `Ticks`; the hooks that let tests and the
-// demo count sockets and timers, and the reactor its sockets' readable
-// edges; and the `Debug` impls, for printing. A reader may stop here.
+// requires; the hooks that let tests and the demo count sockets and
+// timers; and the `Debug` impls, for printing. A reader may stop here.
 // ---------------------------------------------------------------------------
-
-/// The loop's clock in `Ticks`.
-struct LoopClock {
-    epoch: Instant,
-}
-
-impl LoopClock {
-    fn start() -> Self {
-        LoopClock {
-            epoch: Instant::now(),
-        }
-    }
-
-    fn now(&self) -> Ticks {
-        self.ticks(Instant::now())
-    }
-
-    /// `instant` in ticks. An instant before the loop was made is tick 0:
-    /// such timers are due at once, and fire in the order they were set,
-    /// not by how long ago their deadlines passed.
-    fn ticks(&self, instant: Instant) -> Ticks {
-        let since = instant.saturating_duration_since(self.epoch);
-        u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
-    }
-
-    fn until(&self, deadline: Ticks) -> Duration {
-        Duration::from_nanos(deadline.saturating_sub(self.now()))
-    }
-
-    fn instant(&self, deadline: Ticks) -> Instant {
-        self.epoch + Duration::from_nanos(deadline)
-    }
-}
 
 impl PartialOrd for Timer {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
@@ -881,17 +843,6 @@ impl EventLoop {
         self.io_waiters.borrow().len()
     }
 
-    /// How many times the socket named `token` was reported readable: the
-    /// reactor's proof that a socket a short read emptied has had nothing
-    /// since. `None` once it was reported closed (or for a token unknown).
-    pub(crate) fn readable_edges(&self, token: Token) -> Option<u64> {
-        let io_waiters = self.io_waiters.borrow();
-        io_waiters
-            .get(&token)
-            .filter(|waiters| !waiters.read_closed)
-            .map(|waiters| waiters.readable_edges)
-    }
-
     /// The timer heap's length and capacity, cancelled timers included: how
     /// the tests check that cancelled timers do not pile up. Not part of
     /// the lesson.
@@ -915,13 +866,6 @@ impl TimerHandle {
                     TimerAction::Wake(set_for) if set_for.will_wake(waker)
                 )
         })
-    }
-
-    /// Whether the timer fired: it is no longer pending, and a `Sleep`,
-    /// which never keeps a handle it cancelled, asks only of a timer it did
-    /// not cancel. `false` once the loop that set it is gone.
-    pub(crate) fn has_fired(&self) -> bool {
-        self.pending() == Some(false)
     }
 
     fn is_pending(&self) -> bool {

@@ -9,7 +9,6 @@
 //! task is polled again, and it tries again: seed 001's "call me when this
 //! file descriptor is readable", with a task in place of the callback.
 
-use std::cell::Cell;
 use std::fmt;
 use std::future;
 use std::io::{self, Read, Write};
@@ -19,6 +18,7 @@ use std::task::{Context, Poll, Waker};
 use mio::event::Source;
 use mio::{Interest, Token};
 
+use crate::event_loop::faster::{Emptied, ShortReads};
 use crate::event_loop::{EventLoop, running_loop};
 
 // ANCHOR: socket
@@ -32,9 +32,8 @@ pub struct Socket<S: Source> {
     source: S,
     token: Token,
     event_loop: Weak<EventLoop>,
-    /// After a short read, the count of the socket's readable edges then:
-    /// until the count moves, the socket is known to be empty.
-    drained_at: Cell<Option<u64>>,
+    /// What its last read proved (`faster.rs`).
+    short_reads: ShortReads,
 }
 
 /// Which readiness a task waits for.
@@ -53,7 +52,7 @@ impl<S: Source> Socket<S> {
             source,
             token,
             event_loop: Rc::downgrade(&event_loop),
-            drained_at: Cell::new(None),
+            short_reads: ShortReads::default(),
         })
     }
     // ANCHOR_END: socket
@@ -202,7 +201,7 @@ where
     /// message (tokio does the same).
     pub async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let wanted = buf.len();
-        let emptied = self.emptied();
+        let emptied = self.short_reads.emptied(&self.event_loop, self.token);
         let read = self
             .async_io(Direction::Read, |mut source| {
                 if emptied.as_ref().is_some_and(Emptied::still_empty) {
@@ -211,7 +210,8 @@ where
                 source.read(buf)
             })
             .await?;
-        self.note_read(read > 0 && read < wanted);
+        self.short_reads
+            .note_read(&self.event_loop, self.token, read, wanted);
         Ok(read)
     }
 
@@ -275,61 +275,9 @@ impl<S: Source> Drop for Socket<S> {
 // ANCHOR_END: deregister_on_drop
 
 // ---------------------------------------------------------------------------
-// Plumbing: not the lesson. What a short read proves, kept for the next
-// read (performance); `Socket`'s `Debug`, written by hand because the loop
-// it holds has no use in a printout. A reader may stop here.
+// Plumbing: not the lesson. `Socket`'s `Debug`, written by hand because the
+// loop it holds has no use in a printout. A reader may stop here.
 // ---------------------------------------------------------------------------
-
-impl<S: Source> Socket<S> {
-    /// Remembers whether the read just done emptied the socket.
-    fn note_read(&self, short: bool) {
-        let emptied = short && SHORT_READ_EMPTIES;
-        self.drained_at.set(if emptied {
-            readable_edges(&self.event_loop, self.token)
-        } else {
-            None
-        });
-    }
-
-    /// What the last read proved, for the next one to check.
-    fn emptied(&self) -> Option<Emptied> {
-        let edges = self.drained_at.get()?;
-        Some(Emptied {
-            event_loop: self.event_loop.clone(),
-            token: self.token,
-            edges,
-        })
-    }
-}
-
-/// A short read's proof that its socket was empty: the socket's count of
-/// readable edges then.
-struct Emptied {
-    event_loop: Weak<EventLoop>,
-    token: Token,
-    edges: u64,
-}
-
-impl Emptied {
-    /// Whether no readable edge has come since. A socket reported closed is
-    /// never empty: its end of stream is always there to read (the loop
-    /// then gives no count).
-    fn still_empty(&self) -> bool {
-        readable_edges(&self.event_loop, self.token) == Some(self.edges)
-    }
-}
-
-/// How many readable edges the loop has counted for the socket named
-/// `token`; `None` once the socket was reported closed, or the loop is gone.
-fn readable_edges(event_loop: &Weak<EventLoop>, token: Token) -> Option<u64> {
-    event_loop.upgrade()?.readable_edges(token)
-}
-
-/// Whether a short read proves a socket empty. Not on Windows, where mio
-/// emulates readiness and a short read proves nothing; tokio does the same.
-/// (TCP urgent data can end a read early too; like tokio, we ignore it:
-/// nothing here sends any.)
-const SHORT_READ_EMPTIES: bool = cfg!(not(windows));
 
 impl<S: Source + fmt::Debug> fmt::Debug for Socket<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -29,8 +29,9 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 /// The future `sleep` returns: seed 001's `LoopSleepGenerator` in Rust.
 ///
 /// Its first poll puts a timer on the running loop that wakes the task;
-/// polls after that ask whether the timer fired, or look at the clock. Until the first poll, nothing
-/// happens at all: a future does nothing until it is polled. Dropped, it
+/// polls after that ask whether the timer fired, or look at the clock.
+/// Until the first poll, nothing happens at all: a future does nothing
+/// until it is polled. Dropped, it
 /// cancels its timer; and since timers can be cancelled, its timer owns
 /// the waker it wakes (`wake_at`: no callback, and no `Rc<RefCell<Waker>>`
 /// to share, as in step 7): a poll from another task replaces the timer.

@@ -291,18 +291,16 @@ impl Tasks {
     }
 }
 
-/// How the task table hashes its ids (and the loop its sockets' tokens): a
-/// performance choice, not the lesson. `HashMap`'s default hasher is built to
-/// resist keys an attacker picks, and costs tens of nanoseconds a lookup; the
-/// loop looks a task up two or three times a poll, and a socket's waiters at
-/// each wait and each end of a read or write. Task ids and tokens are counted
-/// out by the loop itself, so no one picks them, and the id can be its own
-/// hash. `HashMap` finds a key's slot from the hash's low bits, so
-/// consecutive ids get consecutive slots, and tasks spawned together sit
-/// together in memory, as in a `Vec`: a hash that scatters them, such as
-/// Fibonacci hashing, costs a cache miss per lookup once there are a million
-/// tasks. `HashMap` also reads a 7-bit tag from the top bits, all zeros in an
-/// id: the id's low bits go there too.
+/// How the task table hashes its ids: a performance choice, not the lesson.
+/// `HashMap`'s default hasher is built to resist keys an attacker picks, and
+/// costs tens of nanoseconds a lookup; the loop looks a task up two or three
+/// times a poll. Task ids are counted out by the loop itself, so no one
+/// picks them, and the id can be its own hash. `HashMap` finds a key's
+/// slot from the hash's low bits, so consecutive ids get consecutive slots,
+/// and tasks spawned together sit together in memory, as in a `Vec`: a hash
+/// that scatters them, such as Fibonacci hashing, costs a cache miss per
+/// lookup once there are a million tasks. `HashMap` also reads a 7-bit tag
+/// from the top bits, all zeros in an id: the id's low bits go there too.
 pub(crate) type SequentialIds = BuildHasherDefault<IdHasher>;
 
 /// The hasher `SequentialIds` builds, holding the hash of one id.
@@ -316,10 +314,6 @@ impl Hasher for IdHasher {
 
     fn write_u64(&mut self, id: u64) {
         self.0 = id ^ (id << 57);
-    }
-
-    fn write_usize(&mut self, id: usize) {
-        self.write_u64(id as u64);
     }
 
     fn finish(&self) -> u64 {

@@ -20,8 +20,8 @@ pub mod server;
 pub mod track;
 
 use std::cell::Cell;
-use std::env::consts::EXE_SUFFIX;
 use std::collections::BTreeMap;
+use std::env::consts::EXE_SUFFIX;
 use std::fmt;
 use std::fs;
 use std::future::Future;
@@ -196,7 +196,6 @@ pub fn run_example(package: &str, example: &str) -> Transcript {
         exit_code: output.status.code(),
     }
 }
-
 
 /// The folder `.ci/wine` names in this variable when it runs the tests of
 /// the Windows build under Wine: the steps' programs, built by Cargo just

@@ -12,9 +12,9 @@ use std::path::{Component, Path, PathBuf};
 
 use workshop_tests::book::{
     Include, Part, PinnedDiff, UPDATE_DIFFS_COMMAND, book_src, chapters,
-    check_include, expected_diffs, heading_ids, includes, links, listed_whole,
-    part_of, read_text, snapshot_header_lines, step_chapters, step_diff,
-    step_number,
+    check_include, expected_diffs, heading_ids, includes, is_marker_line, links,
+    listed_whole, normalized, part_of, read_text, snapshot_header_lines,
+    step_chapters, step_diff, step_folders, step_number,
 };
 use workshop_tests::track;
 use workshop_tests::{files_below, workspace_root};
@@ -409,6 +409,88 @@ fn internal_links_land_on_a_chapter_and_heading() {
         }
     }
     assert!(checked > 0, "found no internal links to check");
+    assert_no_problems(&problems);
+}
+
+/// A folded diff's summary says how long it is: "The diff (1,179 lines)".
+/// The number is written by hand, so this keeps it true when the diff is
+/// pinned again.
+#[test]
+fn every_folded_diffs_summary_counts_its_lines() {
+    let mut checked = 0;
+    let mut problems = Vec::new();
+    for chapter in markdown_files() {
+        let text = read_text(&book_src().join(&chapter));
+        let lines: Vec<&str> = text.lines().collect();
+        for (index, line) in lines.iter().enumerate() {
+            let Some(rest) = line.strip_prefix("<summary>The diff (") else {
+                continue;
+            };
+            let stated: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_digit() || *c == ',')
+                .collect();
+            let Some(diff) = lines[index..].iter().find_map(|later| {
+                let start = later.find("{{#include diffs/")? + "{{#include ".len();
+                Some(later[start..].trim_end_matches("}}").to_owned())
+            }) else {
+                problems.push(format!("{chapter}:{}: no diff follows", index + 1));
+                continue;
+            };
+            let actual = read_text(&book_src().join(&diff)).lines().count();
+            checked += 1;
+            if stated.replace(',', "") != actual.to_string() {
+                problems.push(format!(
+                    "{chapter}:{}: says {stated} lines, {diff} has {actual}",
+                    index + 1
+                ));
+            }
+        }
+    }
+    assert!(checked >= 8, "found only {checked} folded diffs");
+    assert_no_problems(&problems);
+}
+
+/// The widest line a listing shows without a scroll bar: rustfmt's
+/// `max_width` (rustfmt.toml), which mdBook's code blocks fit at 1200 px.
+/// rustfmt does not wrap comments, so this test does.
+const PAGE_WIDTH: usize = 85;
+
+#[test]
+fn no_listing_is_wider_than_the_page() {
+    // Every step's Rust files are shown, whole or in a pinned diff; other
+    // files only where a chapter includes them.
+    let mut shown: BTreeSet<PathBuf> = BTreeSet::new();
+    for folder in step_folders() {
+        let dir = workspace_root().join(&folder);
+        for file in files_below(&dir) {
+            let rust = Path::new(&file).extension().is_some_and(|ext| ext == "rs");
+            if rust && !file.starts_with("target/") {
+                shown.insert(dir.join(file));
+            }
+        }
+    }
+    for include in all_includes() {
+        let file = normalized(&include.file_from(&book_src()));
+        if file.extension().is_some_and(|ext| ext == "rs") {
+            shown.insert(file);
+        }
+    }
+    assert!(shown.len() >= 40, "found only {} files", shown.len());
+    let mut problems = Vec::new();
+    for file in &shown {
+        for (index, line) in read_text(file).lines().enumerate() {
+            let width = line.chars().count();
+            // Marker lines never reach a listing (see `is_marker_line`).
+            if width > PAGE_WIDTH && !is_marker_line(line) {
+                problems.push(format!(
+                    "{}:{}: {width} columns, over {PAGE_WIDTH}",
+                    file.display(),
+                    index + 1
+                ));
+            }
+        }
+    }
     assert_no_problems(&problems);
 }
 

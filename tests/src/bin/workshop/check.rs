@@ -248,7 +248,7 @@ fn judge_failures(
             return Checked {
                 passed: false,
                 next: None,
-                failed: ids(&failures),
+                failed: ids(failures),
                 at_its_todo: false,
                 report: format!("{outside}\n\n{}", describe(unexplained[0])),
             };
