@@ -371,7 +371,7 @@ fn what_is_faster_but_not_new_is_fenced_in_one_entry() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// Step 8's performance machinery (issue 30): the tick clock, the
+/// Step 8's performance machinery: the tick clock, the
 /// readable-edge count, the short-read proof and the tokens' hasher.
 const STEP_8_FASTER: &[&str] = &[
     "struct LoopClock",
