@@ -325,9 +325,12 @@ fn map_entries(lib: &str) -> Vec<(Vec<String>, String)> {
             open = true;
         } else if item.is_empty() {
             open = false;
-        } else if open && let Some((_, text)) = entries.last_mut() {
-            text.push(' ');
-            text.push_str(item);
+        } else if open {
+            // Rust 1.87, the declared rust-version, has no `let` chains.
+            if let Some((_, text)) = entries.last_mut() {
+                text.push(' ');
+                text.push_str(item);
+            }
         }
     }
     entries
