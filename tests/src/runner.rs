@@ -49,7 +49,7 @@ const AT_MOST: usize = 4;
 
 /// A test running this long may be stuck: if all running are, one more
 /// starts beside them (up to `AT_MOST`).
-const SLOW: Duration = Duration::from_secs(5);
+pub const SLOW: Duration = Duration::from_secs(5);
 
 /// How long each test left may run once enough tests never ended
 /// (`Settings::enough_hangs`): a correct test takes far less, and the
@@ -460,6 +460,10 @@ pub struct Settings {
     /// the function. So too, when set, once every test has started, those
     /// running all seem stuck, and one failed with a message.
     pub enough_hangs: Option<usize>,
+    /// `SLOW` and `HURRIED`, but for this module's own tests, which wait
+    /// them out and need not wait 5 s to see what happens after.
+    pub slow: Duration,
+    pub hurried: Duration,
 }
 
 impl Settings {
@@ -469,6 +473,8 @@ impl Settings {
             deadline,
             env: cargo.test_env(),
             enough_hangs: None,
+            slow: SLOW,
+            hurried: HURRIED,
         }
     }
 }
@@ -514,7 +520,9 @@ pub fn run_tests(
             more_workers = None;
         }
         let all_slow = !running.is_empty()
-            && running.iter().all(|(_, since)| since.elapsed() >= SLOW);
+            && running
+                .iter()
+                .all(|(_, since)| since.elapsed() >= settings.slow);
         // All quick tests done, one failed with a message: that names the
         // mistake better than the slow ones left would, so they are hurried.
         let failed_quickly =
@@ -527,7 +535,7 @@ pub fn run_tests(
         {
             progress.say(&format!(
                 "a test failed, and those still running may be stuck: they may run {} s more",
-                HURRIED.as_secs()
+                settings.hurried.as_secs()
             ));
         }
         if let Some(sender) = more_workers
@@ -551,7 +559,7 @@ pub fn run_tests(
                 if settings.enough_hangs.is_some_and(|enough| hangs >= enough)
                     && !hurry.swap(true, Ordering::SeqCst)
                 {
-                    say_hurried(&queue, progress);
+                    say_hurried(&queue, settings.hurried, progress);
                 }
             }
             Err(RecvTimeoutError::Timeout) => {}
@@ -600,11 +608,15 @@ fn is_empty(queue: &Mutex<VecDeque<TestCase>>) -> bool {
     queue.lock().map_or(true, |queue| queue.is_empty())
 }
 
-fn say_hurried(queue: &Mutex<VecDeque<TestCase>>, progress: &Progress) {
+fn say_hurried(
+    queue: &Mutex<VecDeque<TestCase>>,
+    hurried: Duration,
+    progress: &Progress,
+) {
     let left = queue.lock().map_or(0, |queue| queue.len());
     progress.say(&format!(
         "tests never end: each of the {left} left, and those running, may run {} s more",
-        HURRIED.as_secs()
+        hurried.as_secs()
     ));
 }
 
@@ -640,7 +652,7 @@ fn run_one(
         Ok(mut child) => {
             let stdout = read_in_background(child.stdout.take());
             let stderr = read_in_background(child.stderr.take());
-            let status = wait_until(&mut child, settings.deadline, hurry);
+            let status = wait_until(&mut child, settings, hurry);
             // Also ends what the test started (a demo, a server) and left.
             let escaped = processes::end_test(&mut child);
             if !escaped.is_empty() {
@@ -675,9 +687,10 @@ enum Waited {
     Stopped,
 }
 
-/// Waits for the child to end, at most until `deadline`, or `HURRIED` once
+/// Waits for the child to end, at most until the deadline, or `HURRIED` once
 /// `hurry` is raised (counted from then, for a test already running).
-fn wait_until(child: &mut Child, deadline: Duration, hurry: &AtomicBool) -> Waited {
+fn wait_until(child: &mut Child, settings: &Settings, hurry: &AtomicBool) -> Waited {
+    let (deadline, hurried_for) = (settings.deadline, settings.hurried);
     let began = Instant::now();
     let mut hurried: Option<Instant> = None;
     loop {
@@ -686,7 +699,7 @@ fn wait_until(child: &mut Child, deadline: Duration, hurry: &AtomicBool) -> Wait
         }
         match child.try_wait() {
             Ok(Some(status)) => return Waited::Exited(status),
-            _ if hurried.is_some_and(|since| since.elapsed() >= HURRIED) => {
+            _ if hurried.is_some_and(|since| since.elapsed() >= hurried_for) => {
                 return Waited::Stopped;
             }
             Ok(None) if began.elapsed() < deadline => {
@@ -1013,6 +1026,8 @@ mod tests {
             deadline,
             env: vec![(ASK.to_owned(), what.to_owned())],
             enough_hangs: None,
+            slow: SLOW,
+            hurried: HURRIED,
         };
         let ran = run_tests(&[case], &settings, &Progress::new(true));
         ran.runs[0].outcome.clone()
@@ -1113,6 +1128,8 @@ mod tests {
                 (PID_FILE.to_owned(), file),
             ],
             enough_hangs: None,
+            slow: SLOW,
+            hurried: HURRIED,
         }
     }
 
@@ -1226,12 +1243,14 @@ mod tests {
         fs::create_dir_all(&places).expect("a folder");
         let settings = Settings {
             package_dir: env::current_dir().expect("a current folder"),
-            deadline: Duration::from_secs(8),
+            deadline: Duration::from_secs(4),
             env: vec![
                 (ASK.to_owned(), "two-hang-then-one-fails".to_owned()),
                 (PID_FILE.to_owned(), places.display().to_string()),
             ],
             enough_hangs: Some(2),
+            slow: Duration::from_secs(1),
+            hurried: HURRIED,
         };
         let ran = run_tests(
             &[myself(), myself(), myself()],
@@ -1260,6 +1279,8 @@ mod tests {
                 (PID_FILE.to_owned(), places.display().to_string()),
             ],
             enough_hangs: Some(2),
+            slow: Duration::from_secs(1),
+            hurried: Duration::from_secs(1),
         };
         let began = Instant::now();
         // Two names for the same test, as `check` never runs one twice.
@@ -1268,7 +1289,8 @@ mod tests {
         let ran = run_tests(&[myself(), other], &settings, &Progress::new(true));
         let _ = fs::remove_dir_all(&places);
         assert_eq!(ran.runs.len(), 1, "{ran:?}");
-        assert!(began.elapsed() < Duration::from_secs(50), "{ran:?}");
+        // Unhurried, the hanging test would run to its 60 s deadline.
+        assert!(began.elapsed() < Duration::from_secs(30), "{ran:?}");
     }
 
     #[test]
