@@ -322,12 +322,31 @@ pub struct TestCase {
     pub file: String,
     pub name: String,
     pub binary: PathBuf,
+    /// Set for this run of the test only (beside `Settings::env`): the
+    /// probe runs one test several times, each with a different function
+    /// of the authors' switched on.
+    pub env: Vec<(String, String)>,
 }
 
 impl TestCase {
     /// `file::name`, as the `// BUILD` markers name tests.
     pub fn id(&self) -> String {
         format!("{}::{}", self.file, self.name)
+    }
+
+    /// `id`, and this run's own environment if it has one: what tells two
+    /// runs of one test apart.
+    fn label(&self) -> String {
+        let env: Vec<String> = self
+            .env
+            .iter()
+            .map(|(key, value)| format!("{key}={value}"))
+            .collect();
+        if env.is_empty() {
+            self.id()
+        } else {
+            format!("{} ({})", self.id(), env.join(" "))
+        }
     }
 }
 
@@ -346,6 +365,7 @@ pub fn list_tests(
             file: binary.file.clone(),
             name,
             binary: binary.path.clone(),
+            env: Vec::new(),
         })
         .collect())
 }
@@ -495,6 +515,15 @@ enum Event {
     LeftOut(String),
 }
 
+/// What the thread that reports progress tells the workers.
+#[derive(Default)]
+struct Orders {
+    /// Enough tests hung: each left may run only `Settings::hurried`.
+    hurry: AtomicBool,
+    /// The caller has what it asked for: every test still running stops.
+    stop: AtomicBool,
+}
+
 /// Runs every test in `cases`, `AT_ONCE` at a time (more while those
 /// running seem stuck), each in a process of its own.
 pub fn run_tests(
@@ -502,12 +531,25 @@ pub fn run_tests(
     settings: &Settings,
     progress: &Progress,
 ) -> Ran {
+    run_tests_until(cases, settings, progress, |_| false)
+}
+
+/// `run_tests`, but once `enough` says the runs so far answer the
+/// caller's question, the tests left are not started and those running
+/// are stopped (and left out, as `Ran::not_run`).
+pub fn run_tests_until(
+    cases: &[TestCase],
+    settings: &Settings,
+    progress: &Progress,
+    enough: impl Fn(&[TestRun]) -> bool,
+) -> Ran {
     let _capped = MemoryCap::new();
     let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
-    let hurry = Arc::new(AtomicBool::new(false));
+    let orders = Arc::new(Orders::default());
+    let hurry = &orders.hurry;
     let (sender, received) = mpsc::channel();
     for _ in 0..AT_ONCE {
-        start_worker(&queue, &hurry, settings, sender.clone());
+        start_worker(&queue, &orders, settings, sender.clone());
     }
     let (mut workers, mut more_workers) = (AT_ONCE, Some(sender));
     let mut runs: Vec<TestRun> = Vec::new();
@@ -542,19 +584,27 @@ pub fn run_tests(
             .as_ref()
             .filter(|_| all_slow && workers < AT_MOST)
         {
-            start_worker(&queue, &hurry, settings, sender.clone());
+            start_worker(&queue, &orders, settings, sender.clone());
             workers += 1;
         }
         match received.recv_timeout(Duration::from_secs(1)) {
-            Ok(Event::Started(id)) => running.push((id, Instant::now())),
-            Ok(Event::LeftOut(id)) => running.retain(|(other, _)| *other != id),
+            Ok(Event::Started(label)) => running.push((label, Instant::now())),
+            Ok(Event::LeftOut(label)) => {
+                running.retain(|(other, _)| *other != label);
+            }
             Ok(Event::Finished(run)) => {
-                let id = run.case.id();
-                running.retain(|(other, _)| *other != id);
+                let label = run.case.label();
+                running.retain(|(other, _)| *other != label);
                 if !run.outcome.passed() {
-                    progress.say(&format!("{id}: {}", run.outcome.summary()));
+                    progress.say(&format!("{label}: {}", run.outcome.summary()));
                 }
                 runs.push(run);
+                if enough(&runs) {
+                    orders.stop.store(true, Ordering::SeqCst);
+                    if let Ok(mut queue) = queue.lock() {
+                        queue.clear();
+                    }
+                }
                 let hangs = runs.iter().filter(|run| run.hung()).count();
                 if settings.enough_hangs.is_some_and(|enough| hangs >= enough)
                     && !hurry.swap(true, Ordering::SeqCst)
@@ -583,18 +633,18 @@ pub fn run_tests(
 /// empty, telling what it starts and how that ended.
 fn start_worker(
     queue: &Arc<Mutex<VecDeque<TestCase>>>,
-    hurry: &Arc<AtomicBool>,
+    orders: &Arc<Orders>,
     settings: &Settings,
     events: mpsc::Sender<Event>,
 ) {
-    let (queue, hurry) = (Arc::clone(queue), Arc::clone(hurry));
+    let (queue, orders) = (Arc::clone(queue), Arc::clone(orders));
     let settings = settings.clone();
     thread::spawn(move || {
         while let Some(case) = next_case(&queue) {
-            let _ = events.send(Event::Started(case.id()));
-            let _ = events.send(match run_one(&case, &settings, &hurry) {
+            let _ = events.send(Event::Started(case.label()));
+            let _ = events.send(match run_one(&case, &settings, &orders) {
                 Some(run) => Event::Finished(run),
-                None => Event::LeftOut(case.id()),
+                None => Event::LeftOut(case.label()),
             });
         }
     });
@@ -629,11 +679,12 @@ fn still_running(running: &[(String, Instant)], done: usize, all: usize) -> Stri
 }
 
 /// Runs one test alone, stopped at the deadline, memory limited.
-/// `None` if it was stopped after `HURRIED`, once `hurry` was raised.
+/// `None` if it was stopped after `HURRIED`, once told to hurry, or when
+/// told to stop.
 fn run_one(
     case: &TestCase,
     settings: &Settings,
-    hurry: &AtomicBool,
+    orders: &Orders,
 ) -> Option<TestRun> {
     let began = Instant::now();
     let mut command = Command::new(&case.binary);
@@ -645,6 +696,7 @@ fn run_one(
         .args(["--color", "never"])
         .current_dir(&settings.package_dir)
         .envs(settings.env.iter().map(|(key, value)| (key, value)))
+        .envs(case.env.iter().map(|(key, value)| (key, value)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -652,13 +704,13 @@ fn run_one(
         Ok(mut child) => {
             let stdout = read_in_background(child.stdout.take());
             let stderr = read_in_background(child.stderr.take());
-            let status = wait_until(&mut child, settings, hurry);
+            let status = wait_until(&mut child, settings, orders);
             // Also ends what the test started (a demo, a server) and left.
             let escaped = processes::end_test(&mut child);
             if !escaped.is_empty() {
                 eprintln!(
                     "{}: ended what it left running outside its process group: {}",
-                    case.id(),
+                    case.label(),
                     escaped.join(", ")
                 );
             }
@@ -688,14 +740,18 @@ enum Waited {
 }
 
 /// Waits for the child to end, at most until the deadline, or `HURRIED` once
-/// `hurry` is raised (counted from then, for a test already running).
-fn wait_until(child: &mut Child, settings: &Settings, hurry: &AtomicBool) -> Waited {
+/// told to hurry (counted from then, for a test already running), or
+/// until told to stop.
+fn wait_until(child: &mut Child, settings: &Settings, orders: &Orders) -> Waited {
     let (deadline, hurried_for) = (settings.deadline, settings.hurried);
     let began = Instant::now();
     let mut hurried: Option<Instant> = None;
     loop {
-        if hurried.is_none() && hurry.load(Ordering::SeqCst) {
+        if hurried.is_none() && orders.hurry.load(Ordering::SeqCst) {
             hurried = Some(Instant::now());
+        }
+        if orders.stop.load(Ordering::SeqCst) {
+            return Waited::Stopped;
         }
         match child.try_wait() {
             Ok(Some(status)) => return Waited::Exited(status),
@@ -1016,6 +1072,7 @@ mod tests {
             file: "lib".to_owned(),
             name: "runner::tests::misbehaves_when_asked".to_owned(),
             binary: env::current_exe().expect("the test executable"),
+            env: Vec::new(),
         }
     }
 
@@ -1101,6 +1158,7 @@ mod tests {
             file: "lib".to_owned(),
             name: "runner::tests::misbehaves_when_asked".to_owned(),
             binary: env::current_exe().expect("the test executable"),
+            env: Vec::new(),
         };
         let cargo = Cargo {
             root: copy.clone(),
@@ -1290,6 +1348,42 @@ mod tests {
         let _ = fs::remove_dir_all(&places);
         assert_eq!(ran.runs.len(), 1, "{ran:?}");
         // Unhurried, the hanging test would run to its 60 s deadline.
+        assert!(began.elapsed() < Duration::from_secs(30), "{ran:?}");
+    }
+
+    #[test]
+    fn once_the_caller_has_enough_the_tests_left_stop_and_are_not_run() {
+        // Each run asks its own misbehaviour: what the probe relies on to
+        // run one test with each suspect's switch.
+        let asking = |what: &str| TestCase {
+            env: vec![(ASK.to_owned(), what.to_owned())],
+            ..myself()
+        };
+        let cases = [
+            asking("panic"),
+            asking("hang"),
+            asking("hang"),
+            asking("hang"),
+        ];
+        let settings = Settings {
+            package_dir: env::current_dir().expect("a current folder"),
+            deadline: Duration::from_secs(60),
+            env: Vec::new(),
+            enough_hangs: None,
+            slow: SLOW,
+            hurried: HURRIED,
+        };
+        let began = Instant::now();
+        let ran = run_tests_until(&cases, &settings, &Progress::new(true), |runs| {
+            runs.iter().any(|run| !run.outcome.passed())
+        });
+        assert_eq!(ran.runs.len(), 1, "{ran:?}");
+        assert!(
+            ran.runs[0].outcome.message().contains("3 ms early"),
+            "{ran:?}"
+        );
+        assert_eq!(ran.not_run.len(), 3, "{ran:?}");
+        // Unstopped, the hanging tests would run to their 60 s deadline.
         assert!(began.elapsed() < Duration::from_secs(30), "{ran:?}");
     }
 

@@ -695,6 +695,7 @@ mod tests {
                 file: file.to_owned(),
                 name: name.to_owned(),
                 binary: std::path::PathBuf::new(),
+                env: Vec::new(),
             },
             outcome: Outcome::Failed(message.to_owned()),
             took: std::time::Duration::from_millis(300),
