@@ -139,13 +139,40 @@ pub fn example_command(package: &str, example: &str) -> Command {
 fn build_example(package: &str, example: &str) -> Command {
     let built = escargot::CargoBuild::new()
         .manifest_path(workspace_root().join("Cargo.toml"))
-        .package(package)
         .example(example)
+        .args(example_build_args(package))
         .run()
         .unwrap_or_else(|err| {
             panic!("could not build {package}'s {example}: {err}")
         });
     built.command()
+}
+
+/// Besides `--bin stepNN`, how the tests build a step's program.
+///
+/// Cargo gives each dependency the features that every package of the
+/// build asks for. Built alone (`-p step04`), a step's rustix would get
+/// fewer than under `cargo test --workspace` (where the tests and the
+/// benchmarks' dev-dependencies ask for more), and it and the step's
+/// library would be compiled a second time, in the middle of the tests.
+/// Asked for the whole workspace, with an example so that dev-dependencies
+/// count, the build reuses what `cargo test --workspace` compiled.
+/// (`cargo workshop check` builds the same before its tests start.)
+pub const PROGRAM_BUILD_ARGS: [&str; 3] =
+    ["--workspace", "--example", "trace_scenes"];
+
+/// Besides `--example EXAMPLE`, how the tests build `package`'s example:
+/// for the same features as `PROGRAM_BUILD_ARGS`, the whole workspace, but
+/// for the other steps, whose examples of the same name would be built to
+/// the same file.
+pub fn example_build_args(package: &str) -> Vec<String> {
+    let mut args = vec!["--workspace".to_owned()];
+    for other in (1..=8).map(|n| format!("step{n:02}")) {
+        if other != package {
+            args.extend(["--exclude".to_owned(), other]);
+        }
+    }
+    args
 }
 
 /// The path of `package`'s binary, built by Cargo from the current source
@@ -164,17 +191,10 @@ fn step_binary(package: &str) -> PathBuf {
     if let Some(binary) = prebuilt(&format!("{package}{EXE_SUFFIX}")) {
         return binary;
     }
-    // Cargo gives each dependency the features that every package of the
-    // build asks for. Built alone (`-p step04`), a step's mio and rustix
-    // would get fewer than under `cargo test --workspace` (where tokio, a
-    // benchmark's dev-dependency, asks for more), and they and the step's
-    // library would be compiled a second time, in the middle of the tests.
-    // Asked for the whole workspace, with an example so that dev-dependencies
-    // count, the build reuses what `cargo test --workspace` compiled.
     let path = escargot::CargoBuild::new()
         .manifest_path(workspace_root().join("Cargo.toml"))
         .bin(package)
-        .args(["--workspace", "--example", "trace_scenes"])
+        .args(PROGRAM_BUILD_ARGS)
         .run()
         .unwrap_or_else(|err| panic!("could not build {package}: {err}"))
         .path()

@@ -192,10 +192,13 @@ pub fn build_tests(
     files: &[String],
     progress: &Progress,
 ) -> Result<Result<Built, CompileError>, String> {
+    // `--workspace`, as the README's `cargo test --workspace`: the same
+    // features for every dependency, so what that built is reused here
+    // (`-p workshop-tests` alone compiled a second rustix, serde, syn and
+    // every step).
     let mut args = vec![
         "test",
-        "-p",
-        "workshop-tests",
+        "--workspace",
         "--no-run",
         "--message-format=json",
         "--color",
@@ -259,6 +262,53 @@ pub fn build_tests(
         package_dir: None,
         message: tail(&collect(&stderr), 15),
     })))
+}
+
+/// Builds what step `package`'s tests run besides themselves, its program
+/// and its examples, as the tests build them (`crate::PROGRAM_BUILD_ARGS`,
+/// `crate::example_build_args`): built here, before any test starts, and
+/// not by the first test that runs one, inside that test's deadline, which
+/// on a busy machine that build alone overran, failing a correct step.
+pub fn build_programs(
+    cargo: &Cargo,
+    package: &str,
+    progress: &Progress,
+) -> Result<(), String> {
+    let mut args = vec!["build".to_owned(), "--bin".to_owned(), package.to_owned()];
+    args.extend(crate::example_build_args(package));
+    args.push("--examples".to_owned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let mut child = processes::spawn_cargo(
+        cargo
+            .command(&args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|err| format!("could not run cargo: {err}"))?;
+    let stderr = read_in_background(child.stderr.take());
+    let mut last_said = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Ok(status),
+            Ok(None) => thread::sleep(Duration::from_millis(50)),
+            Err(err) => break Err(err),
+        }
+        if last_said.elapsed() >= TICK {
+            progress.say(&format!("still building {package}'s program"));
+            last_said = Instant::now();
+        }
+    };
+    processes::forget_cargo(&child);
+    match status {
+        Ok(status) if status.success() => Ok(()),
+        Ok(_) => Err(format!(
+            "`cargo {}` failed:\n{}",
+            args.join(" "),
+            tail(&collect(&stderr), 15)
+        )),
+        Err(err) => Err(format!("cargo did not end: {err}")),
+    }
 }
 
 /// The test executable a `compiler-artifact` message names, if it is one.

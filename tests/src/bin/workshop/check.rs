@@ -71,6 +71,9 @@ pub fn check(
         Ok(built) => built,
         Err(error) => return Ok(does_not_compile(step, &error)),
     };
+    if let Err(err) = runner::build_programs(&cargo, &step.package(), progress) {
+        progress.say(&err);
+    }
     let mut cases = test_cases(step, &files, &built.binaries)?;
     // The tests the markers name first: the ones the chapter cites, and
     // the best evidence should tests that never end leave little time for

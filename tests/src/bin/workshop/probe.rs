@@ -120,7 +120,7 @@ fn all_at_once<'a>(
     progress: &Progress,
 ) -> Option<Found<'a>> {
     let switched = write_switches(step, copy, &probe.suspects)?;
-    let built = build_rerun(copy_cargo, &probe.rerun, progress);
+    let built = build_rerun(step, copy_cargo, &probe.rerun, progress);
     let Some(rerun) = built else {
         put_back(step, copy, &switched);
         return None;
@@ -351,6 +351,7 @@ fn put_back(step: &Step, copy: &Path, switched: &[(String, String)]) {
 /// Builds the copy's tests of `cases`; the same cases, in the copy's
 /// executables. `None` if they do not build.
 fn build_rerun(
+    step: &Step,
     cargo: &Cargo,
     cases: &[TestCase],
     progress: &Progress,
@@ -361,6 +362,8 @@ fn build_rerun(
     let Ok(Ok(built)) = runner::build_tests(cargo, &files, progress) else {
         return None;
     };
+    // The reruns run the step's program too: built now, not in their time.
+    runner::build_programs(cargo, &step.package(), progress).ok()?;
     cases
         .iter()
         .map(|case| {
@@ -385,7 +388,7 @@ fn one_at_a_time<'a>(
     let mut rerun = probe.rerun;
     if probe.as_they_are {
         progress.say("rerunning the failures in a copy");
-        let passing = rerun_in_copy(copy_cargo, &rerun, progress);
+        let passing = rerun_in_copy(step, copy_cargo, &rerun, progress);
         rerun.retain(|case| !passing.contains(&case.id()));
         if rerun.is_empty() {
             return Found::PassedOnRerun;
@@ -400,7 +403,7 @@ fn one_at_a_time<'a>(
             index + 1,
         ));
         let passing = with_authors(step, copy, suspect, || {
-            rerun_in_copy(copy_cargo, &rerun, progress)
+            rerun_in_copy(step, copy_cargo, &rerun, progress)
         });
         if passing.is_empty()
             || best
@@ -495,11 +498,12 @@ fn with_authors(
 /// failure is gone. A test that now stops at a blank function's `todo!()`
 /// counts: what is left is a function not written yet.
 fn rerun_in_copy(
+    step: &Step,
     cargo: &Cargo,
     cases: &[TestCase],
     progress: &Progress,
 ) -> Vec<String> {
-    let Some(in_copy) = build_rerun(cargo, cases, progress) else {
+    let Some(in_copy) = build_rerun(step, cargo, cases, progress) else {
         return Vec::new();
     };
     let settings = Settings::new(cargo, PROBE_DEADLINE);

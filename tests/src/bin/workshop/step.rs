@@ -169,12 +169,15 @@ impl Step {
         self.root.join(&self.folder)
     }
 
+    /// The step's package: `step03`, as `cargo run -p step03` names it.
+    pub fn package(&self) -> String {
+        format!("step{:02}", self.number)
+    }
+
     /// Where `check` notes that it passed. Ignored by git; losing it loses
     /// nothing but that note.
     pub fn state(&self) -> PathBuf {
-        self.root
-            .join(".workshop")
-            .join(format!("step{:02}", self.number))
+        self.root.join(".workshop").join(self.package())
     }
 
     /// The file as it is now (empty if it cannot be read).
