@@ -41,9 +41,19 @@ pub struct Marked {
     pub doc: String,
     /// The body's bytes in the file, braces included.
     pub body: Range<usize>,
+    /// The bytes between the marker's line and the body: the doc comment,
+    /// any attributes, the signature. A participant may write these too
+    /// (`self` for `mut self`): they are part of the function, not lines
+    /// beside the track.
+    pub signature: Range<usize>,
 }
 
 impl Marked {
+    /// The function as the participant may write it: signature and body.
+    pub fn whole(&self) -> Range<usize> {
+        self.signature.start..self.body.end
+    }
+
     /// The call that stands in for the body while the participant writes it.
     pub fn todo_call(&self) -> String {
         format!(
@@ -126,6 +136,7 @@ pub fn markers_in(file: &str, text: &str) -> Result<Vec<Marked>, String> {
             test: fields.failing_test,
             function,
             doc,
+            signature: start + line.len()..body.start,
             body,
         });
     }

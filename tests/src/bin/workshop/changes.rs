@@ -138,14 +138,14 @@ fn changed(file: &str, before: &str, after: &str) -> What {
             let body = &after[n.body.clone()];
             let theirs = old.iter().find(|o| o.function == n.function);
             !track::is_blank(body)
-                && theirs.is_none_or(|o| before[o.body.clone()] != *body)
+                && theirs.is_none_or(|o| before[o.whole()] != after[n.whole()])
         })
         .map(|n| format!("`{}`", n.function))
         .collect();
     let outside = |text: &str, marks: &[Marked]| {
         let mut rest = text.to_owned();
         for mark in marks.iter().rev() {
-            rest.replace_range(mark.body.clone(), "");
+            rest.replace_range(mark.whole(), "");
         }
         rest
     };
@@ -311,6 +311,39 @@ mod tests {
         assert!(
             said.contains("`cargo workshop reset 1 src/main.rs` puts it back"),
             "{said}"
+        );
+    }
+
+    #[test]
+    fn a_signature_written_otherwise_is_the_functions_not_a_line_beside_it() {
+        let scratch = Scratch::new("signature");
+        let lib = Path::new("src/lib.rs");
+        // A participant's own name for the argument, and the body to suit.
+        scratch.edit(
+            lib,
+            "pub fn push(&mut self, callback: Callback)",
+            "pub fn push(&mut self, job: Callback)",
+        );
+        let text = scratch.step().read("src/lib.rs");
+        let at = text.find("pub fn push").expect("push");
+        let body = at + text[at..].find('{').expect("its body");
+        let renamed = text[body..].replacen("callback", "job", 1);
+        fs::write(
+            scratch.step().dir().join(lib),
+            format!("{}{renamed}", &text[..body]),
+        )
+        .unwrap();
+        assert_eq!(before_blaming(&scratch.step()), None);
+        let change = changes(&scratch.step())
+            .into_iter()
+            .find(|change| change.file == "src/lib.rs")
+            .expect("lib.rs changed");
+        assert_eq!(
+            change.what,
+            What::Changed {
+                written: vec!["`EventLoop::push`".to_owned()],
+                other_lines: false,
+            }
         );
     }
 

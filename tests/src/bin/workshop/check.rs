@@ -301,15 +301,15 @@ fn is_blank(step: &Step, marked: &Marked) -> bool {
     track::is_blank(&step.read(&marked.file)[marked.body.clone()])
 }
 
-/// The written functions whose body differs from the authors' (spaces and
-/// line breaks aside), in track order.
+/// The written functions whose signature or body differs from the
+/// authors' (spaces and line breaks aside), in track order.
 fn changed_functions<'a>(step: &Step, marked: &'a [Marked]) -> Vec<&'a Marked> {
     marked
         .iter()
         .filter(|m| !is_blank(step, m))
         .filter(|m| {
-            let now = &step.read(&m.file)[m.body.clone()];
-            authors_body(step, m)
+            let now = &step.read(&m.file)[m.whole()];
+            authors_function(step, m)
                 .is_none_or(|original| squeezed(&original) != squeezed(now))
         })
         .collect()
@@ -317,10 +317,23 @@ fn changed_functions<'a>(step: &Step, marked: &'a [Marked]) -> Vec<&'a Marked> {
 
 /// The authors' body of `marked`, as `start` kept it.
 pub fn authors_body(step: &Step, marked: &Marked) -> Option<String> {
+    authors_part(step, marked, |m| m.body.clone())
+}
+
+/// The authors' `marked`, signature and body (`Marked::whole`).
+pub fn authors_function(step: &Step, marked: &Marked) -> Option<String> {
+    authors_part(step, marked, Marked::whole)
+}
+
+fn authors_part(
+    step: &Step,
+    marked: &Marked,
+    part: impl Fn(&Marked) -> std::ops::Range<usize>,
+) -> Option<String> {
     let original = step.original(&marked.file).ok()?;
     let found = track::markers_in(&marked.file, &original).ok()?;
     let theirs = found.iter().find(|m| m.order == marked.order)?;
-    Some(original[theirs.body.clone()].to_owned())
+    Some(original[part(theirs)].to_owned())
 }
 
 fn squeezed(code: &str) -> String {

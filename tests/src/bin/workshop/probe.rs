@@ -25,7 +25,7 @@ use std::time::Duration;
 use workshop_tests::runner::{self, Cargo, Progress, Settings, TestCase, TestRun};
 use workshop_tests::track::{self, Marked};
 
-use crate::check::{Blame, authors_body};
+use crate::check::{Blame, authors_body, authors_function};
 use crate::{Step, seed};
 
 /// How long a rerun test may take: with the authors' function back, a test
@@ -474,18 +474,20 @@ fn with_authors(
 ) -> Vec<String> {
     let path = copy.join(&step.folder).join(&suspect.file);
     let theirs = step.read(&suspect.file);
-    let Some(original) = authors_body(step, suspect) else {
+    // Signature and body: the participant's signature (`self` where the
+    // authors' body needs `mut self`) may not fit the authors' body.
+    let Some(original) = authors_function(step, suspect) else {
         return Vec::new();
     };
-    let Some(body) = track::markers_in(&suspect.file, &theirs)
+    let Some(whole) = track::markers_in(&suspect.file, &theirs)
         .ok()
         .and_then(|found| found.into_iter().find(|m| m.order == suspect.order))
-        .map(|m| m.body)
+        .map(|m| m.whole())
     else {
         return Vec::new();
     };
     let mut substituted = theirs.clone();
-    substituted.replace_range(body, &original);
+    substituted.replace_range(whole, &original);
     if fs::write(&path, substituted).is_err() {
         return Vec::new();
     }
@@ -566,6 +568,7 @@ mod tests {
             test: format!("step03_timers::own_test_of_{order}"),
             function: function.to_owned(),
             doc: String::new(),
+            signature: 0..0,
             body: 0..0,
         }
     }
