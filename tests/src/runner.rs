@@ -555,6 +555,9 @@ impl Settings {
 pub struct Ran {
     pub runs: Vec<TestRun>,
     pub not_run: Vec<TestCase>,
+    /// Whether the caller's `enough` ended the run (`run_tests_until`):
+    /// those not run were left out for that, not for hanging.
+    pub enough: bool,
 }
 
 /// What a worker tells the thread that reports progress.
@@ -676,7 +679,12 @@ pub fn run_tests_until(
         .filter(|case| !runs.iter().any(|run| run.case == **case))
         .cloned()
         .collect();
-    Ran { runs, not_run }
+    let enough = orders.stop.load(Ordering::SeqCst);
+    Ran {
+        runs,
+        not_run,
+        enough,
+    }
 }
 
 /// A thread that runs the queued tests one by one until the queue is

@@ -91,12 +91,33 @@ pub fn check(
     ));
     let mut settings = Settings::new(&cargo, TEST_DEADLINE);
     settings.enough_hangs = Some(ENOUGH_HANGS);
-    let ran = runner::run_tests(&cases, &settings, progress);
+    let own_tests: Vec<&str> = marked.iter().map(|m| m.test.as_str()).collect();
+    let ran = runner::run_tests_until(&cases, &settings, progress, |runs| {
+        a_failure_to_explain(runs, &cases, &own_tests)
+    });
     let mut checked = judge(step, &marked, &ran, &cargo, progress);
     checked
         .report
         .push_str(&warned(step, &own_warnings(step, &marked, &built.warnings)));
     Ok(checked)
+}
+
+/// Whether the tests run so far are enough for a verdict: every test a
+/// marker names (they run first) has ended, and one test failed with a
+/// message, not by hanging. The tests left would add only to "also
+/// failing" and delay the answer the participant waits for (an echo
+/// server's tests took 30 s more); they all run once nothing fails.
+fn a_failure_to_explain(
+    runs: &[TestRun],
+    cases: &[TestCase],
+    own_tests: &[&str],
+) -> bool {
+    let ended = |id: &str| runs.iter().any(|run| run.case.id() == id);
+    let own_ended = cases
+        .iter()
+        .filter(|case| own_tests.contains(&case.id().as_str()))
+        .all(|case| ended(&case.id()));
+    own_ended && runs.iter().any(|run| !run.outcome.passed() && !run.hung())
 }
 
 /// The compiler's warnings about the functions the participant wrote
@@ -614,6 +635,13 @@ fn left_out(ran: &Ran) -> String {
     if ran.not_run.is_empty() {
         return String::new();
     }
+    if ran.enough {
+        return format!(
+            "\n({} more tests were not run: what failed already names what \
+             to fix. Once it is fixed, `check` runs them all.)",
+            ran.not_run.len()
+        );
+    }
     format!(
         "\n({} more tests were stopped unfinished, after {} s: some tests \
          never end, and waiting for them would only delay the verdict.)",
@@ -719,6 +747,36 @@ mod tests {
     }
 
     #[test]
+    fn a_quick_failure_ends_the_run_once_the_functions_own_tests_have_ended() {
+        let own = failed("step04_loop::own", "the reader ran at once");
+        let other = failed("step04_loop::other", "no reply");
+        let passed = TestRun {
+            outcome: Outcome::Passed,
+            ..failed("step04_loop::own", "")
+        };
+        let hung = TestRun {
+            outcome: Outcome::TimedOut(TEST_DEADLINE),
+            took: TEST_DEADLINE,
+            ..failed("step04_echo_server::slow", "")
+        };
+        let cases: Vec<TestCase> = [&own, &other, &hung]
+            .iter()
+            .map(|run| run.case.clone())
+            .collect();
+        let own_tests = ["step04_loop::own"];
+        let enough =
+            |runs: &[TestRun]| a_failure_to_explain(runs, &cases, &own_tests);
+        assert!(enough(std::slice::from_ref(&own)), "its own test failed");
+        assert!(enough(&[passed.clone(), other.clone()]));
+        assert!(
+            !enough(std::slice::from_ref(&other)),
+            "its own test is still running"
+        );
+        assert!(!enough(std::slice::from_ref(&passed)), "nothing failed");
+        assert!(!enough(&[passed, hung]), "a hang is no explanation");
+    }
+
+    #[test]
     fn a_functions_own_test_is_shown_when_it_fails() {
         let step = step("5");
         let marked = step.track().expect("step 5's track");
@@ -737,6 +795,7 @@ mod tests {
         let ran = Ran {
             runs: vec![other.clone(), own.clone()],
             not_run: Vec::new(),
+            enough: false,
         };
         let report = not_right(&step, &blame, &[&other, &own], &ran).report;
         assert!(
@@ -755,6 +814,7 @@ mod tests {
         let ran = Ran {
             runs: vec![trace],
             not_run: Vec::new(),
+            enough: false,
         };
         let cargo = Cargo {
             root: step.root.clone(),
