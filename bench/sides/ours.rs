@@ -22,6 +22,7 @@ pub const SIDE: Side = Side {
     spawn_join,
     yield_switch,
     sleeps,
+    sleeps_from_first_poll,
     lateness,
     idle,
     echo,
@@ -100,6 +101,27 @@ async fn cancel_every_other(sleepers: Vec<JoinHandle<()>>) {
         let outcome = sleeper.await;
         assert!(i % 2 == 0 || outcome.is_ok(), "sleeper {i}: {outcome:?}");
     }
+}
+
+fn sleeps_from_first_poll(delays: &[Duration]) -> Sample {
+    let delays = delays.to_vec();
+    block_on(async move {
+        let clock = Stopwatch::start();
+        let sleepers: Vec<_> = delays
+            .into_iter()
+            .map(|delay| spawn(sleep_from_first_poll(delay)))
+            .collect();
+        for sleeper in sleepers {
+            sleeper.await.expect("a sleep cannot fail");
+        }
+        clock.stop()
+    })
+}
+
+/// Sleeps for `delay` from when it first runs: the `Sleep`, and so its
+/// deadline, is made at the task's first poll, not when it is spawned.
+async fn sleep_from_first_poll(delay: Duration) {
+    step08::sleep(delay).await;
 }
 
 fn lateness(delays: &[Duration]) -> Vec<i64> {

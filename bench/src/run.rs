@@ -220,8 +220,10 @@ fn workloads<'a>(plan: &'a Plan, server: Option<&'a Path>) -> Vec<Workload<'a>> 
             count,
         ));
     }
-    for &count in &plan.scale_counts {
-        all.push(timer_cost(plan, count));
+    for deadline in [Deadline::AtSpawn, Deadline::AtFirstPoll] {
+        for &count in &plan.scale_counts {
+            all.push(timer_cost(plan, count, deadline));
+        }
     }
     for &connections in &plan.scale_connections {
         let id = format!("scale.echo.{connections}");
@@ -302,23 +304,44 @@ fn sleeps(plan: &Plan, cancel_half: bool) -> Workload<'_> {
     }
 }
 
-fn timer_cost(plan: &Plan, sleeps: usize) -> Workload<'_> {
+/// When each sleep of a timer-cost workload gets its deadline.
+#[derive(Debug, Clone, Copy)]
+enum Deadline {
+    /// When it is spawned (`Side::sleeps`): the `scale.timers` rows since
+    /// the first round. A sleep whose deadline passed while the others were
+    /// being spawned finishes at its first poll and sets no timer.
+    AtSpawn,
+    /// At its task's first poll (`Side::sleeps_from_first_poll`): every
+    /// sleep sets a timer, however long the spawning took.
+    AtFirstPoll,
+}
+
+fn timer_cost(plan: &Plan, sleeps: usize, deadline: Deadline) -> Workload<'_> {
     const METRICS: &[Metric] = &[Metric {
         id: "cpu_ns_per_sleep",
         name: "CPU ns per sleep",
         better: Better::Lower,
     }];
+    let (id, shape) = match deadline {
+        Deadline::AtSpawn => ("scale.timers", ""),
+        Deadline::AtFirstPoll => {
+            ("scale.timers_at_first_poll", ", deadline at first poll")
+        }
+    };
     Workload {
-        id: format!("scale.timers.{sleeps}"),
+        id: format!("{id}.{sleeps}"),
         label: format!(
-            "timer cost: {} sleeps of 0-{}",
+            "timer cost{shape}: {} sleeps of 0-{}",
             count(sleeps),
             duration(plan.sleep_max)
         ),
         metrics: METRICS,
         measure: Box::new(move |side| {
             let delays = plan.sleep_delays(sleeps);
-            let sample = (side.sleeps)(&delays, false);
+            let sample = match deadline {
+                Deadline::AtSpawn => (side.sleeps)(&delays, false),
+                Deadline::AtFirstPoll => (side.sleeps_from_first_poll)(&delays),
+            };
             Ok(vec![nanos_each(sample.cpu, sleeps)])
         }),
     }

@@ -29,6 +29,13 @@ pub struct Side {
     /// other task is cancelled once all of them are asleep; every task is
     /// joined either way.
     pub sleeps: fn(delays: &[Duration], cancel_half: bool) -> Sample,
+    /// One task per delay, each sleeping that long from its first poll (the
+    /// `sleep` is made inside the task, not at spawn), all joined in spawn
+    /// order: what a program that spawns a task per sleep does. In `sleeps`
+    /// each deadline is set at spawn, so when spawning takes longer than
+    /// the delays, a sleep finds its deadline passed at its first poll and
+    /// sets no timer at all (`bench/RESULTS.md`, the fourth round).
+    pub sleeps_from_first_poll: fn(delays: &[Duration]) -> Sample,
     /// One task per delay, each sleeping that long from when it first runs;
     /// returns how late each one woke against that deadline, in
     /// nanoseconds (see [`lateness_ns`](crate::lateness_ns)). Deadlines are
