@@ -70,8 +70,12 @@ const PATIENCE: Duration = Duration::from_secs(20);
 
 fn connect(addr: SocketAddr) -> TcpStream {
     let stream = TcpStream::connect(addr).expect("the server accepts connections");
-    stream.set_read_timeout(Some(PATIENCE)).expect("a timeout");
-    stream.set_write_timeout(Some(PATIENCE)).expect("a timeout");
+    stream
+        .set_read_timeout(Some(crate::patience(PATIENCE)))
+        .expect("a timeout");
+    stream
+        .set_write_timeout(Some(crate::patience(PATIENCE)))
+        .expect("a timeout");
     stream
 }
 
@@ -214,7 +218,9 @@ pub fn a_line_arriving_one_byte_at_a_time_is_answered_once_and_whole(
         matches!(&early, Err(err) if matches!(err.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut)),
         "the server answered before the line ended: {early:?}"
     );
-    stream.set_read_timeout(Some(PATIENCE)).expect("a timeout");
+    stream
+        .set_read_timeout(Some(crate::patience(PATIENCE)))
+        .expect("a timeout");
     stream.write_all(b"\n").expect("sent");
     stream.shutdown(Shutdown::Write).expect("a half-close");
     let mut reply = Vec::new();
@@ -353,9 +359,15 @@ pub mod linux {
         // stream with half a line in its buffer.
         let mut half_a_line = connect(server.addr());
         half_a_line.write_all(b"half a li").expect("sent");
-        assert!(eventually(PATIENCE, accepted_one_more), "never accepted");
+        assert!(
+            eventually(crate::patience(PATIENCE), accepted_one_more),
+            "never accepted"
+        );
         drop(half_a_line);
-        assert!(eventually(PATIENCE, || proc::open_descriptors(pid) == baseline));
+        assert!(eventually(
+            crate::patience(PATIENCE),
+            || proc::open_descriptors(pid) == baseline
+        ));
 
         // Resets the connection: linger 0 makes close send RST, not FIN.
         let mut resetter = connect(server.addr());
@@ -364,7 +376,10 @@ pub mod linux {
             .set_linger(Some(Duration::ZERO))
             .expect("linger 0");
         drop(resetter);
-        assert!(eventually(PATIENCE, || proc::open_descriptors(pid) == baseline));
+        assert!(eventually(
+            crate::patience(PATIENCE),
+            || proc::open_descriptors(pid) == baseline
+        ));
 
         // Vanishes in the middle of a large write: it sends far more than
         // the buffers hold, reads nothing, and closes with replies unread
@@ -383,7 +398,8 @@ pub mod linux {
         }
         drop(vanisher);
         assert!(
-            eventually(PATIENCE, || proc::open_descriptors(pid) == baseline),
+            eventually(crate::patience(PATIENCE), || proc::open_descriptors(pid)
+                == baseline),
             "the server still holds {} descriptors, {baseline} before",
             proc::open_descriptors(pid)
         );
@@ -485,7 +501,9 @@ pub mod linux {
             })
             .collect();
         assert!(
-            eventually(PATIENCE, || server.stderr().contains("not accepting")),
+            eventually(crate::patience(PATIENCE), || server
+                .stderr()
+                .contains("not accepting")),
             "the server never ran out of descriptors; stderr: {}",
             server.stderr()
         );
@@ -564,7 +582,9 @@ pub mod linux {
         let mut waiting = connect(server.addr());
         waiting.write_all(b"let me in\n").expect("sent");
         assert!(
-            eventually(PATIENCE, || server.stderr().contains(PAUSED)),
+            eventually(crate::patience(PATIENCE), || server
+                .stderr()
+                .contains(PAUSED)),
             "a client waits, and no pause was announced: {}",
             server.stderr()
         );
@@ -577,7 +597,9 @@ pub mod linux {
             .read_exact(&mut reply)
             .expect("the waiting client's reply");
         assert_eq!(&reply, b"Got: let me in\n");
-        assert!(eventually(PATIENCE, || server.stderr().contains(RESUMED)));
+        assert!(eventually(crate::patience(PATIENCE), || server
+            .stderr()
+            .contains(RESUMED)));
         thread::sleep(SETTLE);
         let stderr = server.stderr();
         let (_, after_resuming) = stderr.split_once(RESUMED).expect("resumed");
@@ -665,7 +687,9 @@ pub mod linux {
         assert!(server.is_running(), "the server died");
         // The lost lines are said once, where they can be.
         assert!(
-            eventually(PATIENCE, || server.stdout().contains(STDERR_LOST)),
+            eventually(crate::patience(PATIENCE), || server
+                .stdout()
+                .contains(STDERR_LOST)),
             "the lost line was never said on stdout: {}",
             server.stdout()
         );
@@ -674,8 +698,8 @@ pub mod linux {
 
     /// Sends `line`, closes the sending side, and returns all the reply.
     fn ask_once(mut stream: TcpStream, line: &str) -> io::Result<String> {
-        stream.set_read_timeout(Some(PATIENCE))?;
-        stream.set_write_timeout(Some(PATIENCE))?;
+        stream.set_read_timeout(Some(crate::patience(PATIENCE)))?;
+        stream.set_write_timeout(Some(crate::patience(PATIENCE)))?;
         stream.write_all(format!("{line}\n").as_bytes())?;
         stream.shutdown(Shutdown::Write)?;
         let mut reply = Vec::new();

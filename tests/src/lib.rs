@@ -331,6 +331,22 @@ pub fn snapshot_settings() -> insta::Settings {
 /// Far more than any loop test needs: reaching it in `within` means a hang.
 pub const HANG_LIMIT: Duration = Duration::from_secs(20);
 
+/// Set by `cargo workshop check` in each test's environment: how many
+/// seconds a test may wait for what never comes before it fails with its
+/// own message. Alone, the tests wait `HANG_LIMIT`, made for a machine
+/// busy with anything; under `check`, which runs at most four at once, a
+/// correct test needs a few seconds, and a participant waiting on a
+/// verdict should not wait 20 of them for each hang.
+pub const PATIENCE_VAR: &str = "WORKSHOP_PATIENCE_SECS";
+
+/// `limit`, or the shorter patience `check` asks for (`PATIENCE_VAR`).
+pub fn patience(limit: Duration) -> Duration {
+    std::env::var(PATIENCE_VAR)
+        .ok()
+        .and_then(|secs| secs.parse().ok())
+        .map_or(limit, |secs| limit.min(Duration::from_secs(secs)))
+}
+
 /// Runs `work` on a thread of its own and returns what it returned, or fails
 /// the test once `limit` has passed.
 ///
@@ -341,6 +357,7 @@ pub fn within<T: Send + 'static>(
     limit: Duration,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> T {
+    let limit = patience(limit);
     let (done, result) = mpsc::channel();
     let worker = thread::spawn(move || {
         // The receiver is gone only if we already failed the test.

@@ -30,7 +30,7 @@ pub use processes::{adopt_orphans, end_everything_on_interrupt};
 
 /// How long one test may run. Far longer than any correct test needs,
 /// even with both cores busy, and longer than the tests' own guard
-/// (`HANG_LIMIT`, 20 s), so a test that guards itself fails with its own
+/// (`PATIENCE`, 12 s), so a test that guards itself fails with its own
 /// message before it is stopped from outside.
 pub const TEST_DEADLINE: Duration = Duration::from_secs(25);
 
@@ -137,6 +137,10 @@ impl Cargo {
             ("CLICOLOR_FORCE".to_owned(), "0".to_owned()),
             ("INSTA_UPDATE".to_owned(), "no".to_owned()),
             ("RUST_BACKTRACE".to_owned(), "0".to_owned()),
+            (
+                crate::PATIENCE_VAR.to_owned(),
+                PATIENCE.as_secs().to_string(),
+            ),
             // As `cargo test` does: a test finds the workspace by it
             // (`workspace_root`), and one run in a copy must find the copy.
             (
@@ -513,9 +517,13 @@ impl TestRun {
     }
 }
 
+/// How long a test run by `check` may wait for what never comes before
+/// its own guard fails it (`crate::PATIENCE_VAR`).
+const PATIENCE: Duration = Duration::from_secs(12);
+
 /// No test of a correct step takes this long, even under load: a failure
-/// after it is a hang that the test's own guard caught.
-const HANG_SIGN: Duration = Duration::from_secs(15);
+/// after it is a hang that the test's own guard (`PATIENCE`) caught.
+const HANG_SIGN: Duration = Duration::from_secs(10);
 
 /// Where and how the tests run.
 #[derive(Debug, Clone)]
@@ -1061,6 +1069,9 @@ mod tests {
                 assert!(huge.capacity() > 0);
             }
             Ok("panic") => panic!("the timer fired 3 ms early"),
+            Ok("wait-within") => {
+                crate::within(crate::HANG_LIMIT, || thread::sleep(TEST_DEADLINE));
+            }
             Ok("exit") => std::process::exit(0),
             Ok(order @ ("two-hang-then-one-fails" | "one-fails-then-one-hangs")) => {
                 // The first two processes to ask hang, the third fails; or
@@ -1443,6 +1454,33 @@ mod tests {
         assert_eq!(ran.not_run.len(), 3, "{ran:?}");
         // Unstopped, the hanging tests would run to their 60 s deadline.
         assert!(began.elapsed() < Duration::from_secs(30), "{ran:?}");
+    }
+
+    #[test]
+    fn a_test_run_by_check_waits_for_what_never_comes_only_its_patience() {
+        let case = TestCase {
+            env: vec![
+                (ASK.to_owned(), "wait-within".to_owned()),
+                (crate::PATIENCE_VAR.to_owned(), "1".to_owned()),
+            ],
+            ..myself()
+        };
+        let settings = Settings {
+            package_dir: env::current_dir().expect("a current folder"),
+            deadline: TEST_DEADLINE,
+            env: Vec::new(),
+            enough_hangs: None,
+            slow: SLOW,
+            hurried: HURRIED,
+        };
+        let ran = run_tests(&[case], &settings, &Progress::new(true));
+        let run = &ran.runs[0];
+        assert!(
+            run.outcome.message().contains("still running after 1s"),
+            "{ran:?}"
+        );
+        // Without the patience, `within` would wait `HANG_LIMIT` (20 s).
+        assert!(run.took < Duration::from_secs(15), "{ran:?}");
     }
 
     #[test]

@@ -173,8 +173,9 @@ fn warned(step: &Step, warnings: &[&Warning]) -> String {
 /// (`LOOP_TRACE=1`).
 const TRACES: &str = "traces";
 
-/// Step N's test files: its own (`tests/stepNN_*.rs`), behaviour first and
-/// the chapter's exercises after, then the traces and the snapshots.
+/// Step N's test files: its own (`tests/stepNN_*.rs`), the loop's first,
+/// the echo server's next and the chapter's exercises after, then the
+/// traces and the snapshots.
 fn test_files(step: &Step) -> Result<Vec<String>, String> {
     let prefix = format!("step{:02}_", step.number);
     let mut files: Vec<String> = fs::read_dir(step.root.join("tests").join("tests"))
@@ -184,7 +185,15 @@ fn test_files(step: &Step) -> Result<Vec<String>, String> {
         .filter_map(|name| Some(name.strip_suffix(".rs")?.to_owned()))
         .filter(|name| name.starts_with(&prefix))
         .collect();
-    files.sort_by_key(|name| (name.ends_with("_exercises"), name.clone()));
+    // The echo servers' tests run a whole program with clients, and wait
+    // longest when it is wrong: after the tests of the loop itself.
+    files.sort_by_key(|name| {
+        (
+            name.ends_with("_exercises"),
+            name.ends_with("_echo_server"),
+            name.clone(),
+        )
+    });
     files.push(TRACES.to_owned());
     files.push("snapshots".to_owned());
     Ok(files)
