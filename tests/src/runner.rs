@@ -47,6 +47,11 @@ const AT_ONCE: usize = 2;
 /// quick one from running.
 const AT_MOST: usize = 4;
 
+/// How many may run at once once hurried (`Settings::enough_hangs`): each
+/// runs `HURRIED` at most, and a step that hangs in two tests mostly hangs
+/// in the rest, so they are only looked at for a quick failure.
+const AT_MOST_HURRIED: usize = 6;
+
 /// A test running this long may be stuck: if all running are, one more
 /// starts beside them (up to `AT_MOST`).
 pub const SLOW: Duration = Duration::from_secs(5);
@@ -542,6 +547,9 @@ pub struct Settings {
     /// them out and need not wait 5 s to see what happens after.
     pub slow: Duration,
     pub hurried: Duration,
+    /// How many run at once from the start (`AT_ONCE`; the probe's reruns,
+    /// which mostly wait on a hang, all at once).
+    pub at_once: usize,
 }
 
 impl Settings {
@@ -553,6 +561,7 @@ impl Settings {
             enough_hangs: None,
             slow: SLOW,
             hurried: HURRIED,
+            at_once: AT_ONCE,
         }
     }
 }
@@ -609,10 +618,10 @@ pub fn run_tests_until(
     let orders = Arc::new(Orders::default());
     let hurry = &orders.hurry;
     let (sender, received) = mpsc::channel();
-    for _ in 0..AT_ONCE {
+    for _ in 0..settings.at_once {
         start_worker(&queue, &orders, settings, sender.clone());
     }
-    let (mut workers, mut more_workers) = (AT_ONCE, Some(sender));
+    let (mut workers, mut more_workers) = (settings.at_once, Some(sender));
     let mut runs: Vec<TestRun> = Vec::new();
     let mut running: Vec<(String, Instant)> = Vec::new();
     let mut last_said = Instant::now();
@@ -641,10 +650,10 @@ pub fn run_tests_until(
                 settings.hurried.as_secs()
             ));
         }
-        if let Some(sender) = more_workers
-            .as_ref()
-            .filter(|_| all_slow && workers < AT_MOST)
-        {
+        if let Some(sender) = more_workers.as_ref().filter(|_| {
+            let hurried = hurry.load(Ordering::SeqCst);
+            (hurried && workers < AT_MOST_HURRIED) || (all_slow && workers < AT_MOST)
+        }) {
             start_worker(&queue, &orders, settings, sender.clone());
             workers += 1;
         }
@@ -1154,6 +1163,7 @@ mod tests {
             enough_hangs: None,
             slow: SLOW,
             hurried: HURRIED,
+            at_once: AT_ONCE,
         };
         let ran = run_tests(&[case], &settings, &Progress::new(true));
         ran.runs[0].outcome.clone()
@@ -1257,6 +1267,7 @@ mod tests {
             enough_hangs: None,
             slow: SLOW,
             hurried: HURRIED,
+            at_once: AT_ONCE,
         }
     }
 
@@ -1378,6 +1389,7 @@ mod tests {
             enough_hangs: Some(2),
             slow: Duration::from_secs(1),
             hurried: HURRIED,
+            at_once: AT_ONCE,
         };
         let ran = run_tests(
             &[myself(), myself(), myself()],
@@ -1408,6 +1420,7 @@ mod tests {
             enough_hangs: Some(2),
             slow: Duration::from_secs(1),
             hurried: Duration::from_secs(1),
+            at_once: AT_ONCE,
         };
         let began = Instant::now();
         // Two names for the same test, as `check` never runs one twice.
@@ -1441,6 +1454,7 @@ mod tests {
             enough_hangs: None,
             slow: SLOW,
             hurried: HURRIED,
+            at_once: AT_ONCE,
         };
         let began = Instant::now();
         let ran = run_tests_until(&cases, &settings, &Progress::new(true), |runs| {
@@ -1472,6 +1486,7 @@ mod tests {
             enough_hangs: None,
             slow: SLOW,
             hurried: HURRIED,
+            at_once: AT_ONCE,
         };
         let ran = run_tests(&[case], &settings, &Progress::new(true));
         let run = &ran.runs[0];

@@ -36,6 +36,10 @@ const PROBE_DEADLINE: Duration = Duration::from_secs(10);
 /// substitution that fixes nothing costs one deadline at most.
 const RERUN: usize = 2;
 
+/// How many reruns of the switching copy run at once: most of those that
+/// do not pass wait, asleep, on a hang until the deadline.
+const RERUNS_AT_ONCE: usize = 8;
+
 /// What putting the authors' functions back found.
 pub enum Found<'a> {
     /// The suspect whose original makes the most failing tests pass (all,
@@ -136,8 +140,9 @@ fn all_at_once<'a>(
         }));
     }
     let mut settings = Settings::new(copy_cargo, PROBE_DEADLINE);
-    // Most of a wrong suspect's reruns hang: start more beside them soon.
-    settings.slow = Duration::from_secs(1);
+    // A wrong suspect's reruns hang as the participant's did, to the
+    // deadline: all at once, the culprit's are not queued behind them.
+    settings.at_once = cases.len().min(RERUNS_AT_ONCE);
     let ran =
         runner::run_tests_until(&cases, &settings, &Progress::new(true), |runs| {
             Reruns::of(probe, runs).decided()
