@@ -18,7 +18,7 @@ use std::env;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -551,6 +551,10 @@ pub struct Settings {
     /// How many run at once from the start (`AT_ONCE`; the probe's reruns,
     /// which mostly wait on a hang, all at once).
     pub at_once: usize,
+    /// The test files not run at all once enough tests hung (`check`: the
+    /// demos' traces and snapshots, which take seconds when right, and
+    /// hang with the rest when the loop does).
+    pub left_out_when_hurried: Vec<String>,
 }
 
 impl Settings {
@@ -563,6 +567,7 @@ impl Settings {
             slow: SLOW,
             hurried: HURRIED,
             at_once: AT_ONCE,
+            left_out_when_hurried: Vec::new(),
         }
     }
 }
@@ -589,10 +594,31 @@ enum Event {
 /// What the thread that reports progress tells the workers.
 #[derive(Default)]
 struct Orders {
-    /// Enough tests hung: each left may run only `Settings::hurried`.
+    /// Enough tests hung, or the rest seem stuck after a quick failure:
+    /// each left may run only `Settings::hurried`.
     hurry: AtomicBool,
     /// The caller has what it asked for: every test still running stops.
     stop: AtomicBool,
+    /// How many tests hung so far, and whether that is enough
+    /// (`Settings::enough_hangs`).
+    hangs: AtomicUsize,
+    hung_enough: AtomicBool,
+}
+
+impl Orders {
+    /// Counts a hang; at the one that makes enough, hurries the rest and
+    /// takes the files `Settings::left_out_when_hurried` names out of the
+    /// queue. Done by the worker itself, before it takes its next test, so
+    /// that no test of those files starts after the hang that made enough.
+    fn note_hang(&self, settings: &Settings, queue: &Mutex<VecDeque<TestCase>>) {
+        let hangs = self.hangs.fetch_add(1, Ordering::SeqCst) + 1;
+        if settings.enough_hangs.is_some_and(|enough| hangs >= enough)
+            && !self.hung_enough.swap(true, Ordering::SeqCst)
+        {
+            leave_out_once_hurried(queue, &settings.left_out_when_hurried);
+            self.hurry.store(true, Ordering::SeqCst);
+        }
+    }
 }
 
 /// Runs every test in `cases`, `AT_ONCE` at a time (more while those
@@ -626,6 +652,7 @@ pub fn run_tests_until(
     let mut runs: Vec<TestRun> = Vec::new();
     let mut running: Vec<(String, Instant)> = Vec::new();
     let mut last_said = Instant::now();
+    let mut said_hurried = false;
     loop {
         if is_empty(&queue) {
             // None needed: the workers' own senders keep the channel open
@@ -676,15 +703,14 @@ pub fn run_tests_until(
                         queue.clear();
                     }
                 }
-                let hangs = runs.iter().filter(|run| run.hung()).count();
-                if settings.enough_hangs.is_some_and(|enough| hangs >= enough)
-                    && !hurry.swap(true, Ordering::SeqCst)
-                {
-                    say_hurried(&queue, settings.hurried, progress);
-                }
             }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
+        }
+        // Raised by the worker whose test was the last hang it took.
+        if orders.hung_enough.load(Ordering::SeqCst) && !said_hurried {
+            say_hurried(&queue, settings.hurried, progress);
+            said_hurried = true;
         }
         if last_said.elapsed() >= TICK {
             progress.say(&still_running(&running, runs.len(), cases.len()));
@@ -719,7 +745,12 @@ fn start_worker(
         while let Some(case) = next_case(&queue) {
             let _ = events.send(Event::Started(case.label()));
             let _ = events.send(match run_one(&case, &settings, &orders) {
-                Some(run) => Event::Finished(run),
+                Some(run) => {
+                    if run.hung() {
+                        orders.note_hang(&settings, &queue);
+                    }
+                    Event::Finished(run)
+                }
                 None => Event::LeftOut(case.label()),
             });
         }
@@ -732,6 +763,13 @@ fn next_case(queue: &Mutex<VecDeque<TestCase>>) -> Option<TestCase> {
 
 fn is_empty(queue: &Mutex<VecDeque<TestCase>>) -> bool {
     queue.lock().map_or(true, |queue| queue.is_empty())
+}
+
+/// Takes the tests of `files` out of the queue: they will not run.
+fn leave_out_once_hurried(queue: &Mutex<VecDeque<TestCase>>, files: &[String]) {
+    if let Ok(mut queue) = queue.lock() {
+        queue.retain(|case| !files.contains(&case.file));
+    }
 }
 
 fn say_hurried(
@@ -1165,6 +1203,7 @@ mod tests {
             slow: SLOW,
             hurried: HURRIED,
             at_once: AT_ONCE,
+            left_out_when_hurried: Vec::new(),
         };
         let ran = run_tests(&[case], &settings, &Progress::new(true));
         ran.runs[0].outcome.clone()
@@ -1269,6 +1308,7 @@ mod tests {
             slow: SLOW,
             hurried: HURRIED,
             at_once: AT_ONCE,
+            left_out_when_hurried: Vec::new(),
         }
     }
 
@@ -1391,6 +1431,7 @@ mod tests {
             slow: Duration::from_secs(1),
             hurried: HURRIED,
             at_once: AT_ONCE,
+            left_out_when_hurried: Vec::new(),
         };
         let ran = run_tests(
             &[myself(), myself(), myself()],
@@ -1422,6 +1463,7 @@ mod tests {
             slow: Duration::from_secs(1),
             hurried: Duration::from_secs(1),
             at_once: AT_ONCE,
+            left_out_when_hurried: Vec::new(),
         };
         let began = Instant::now();
         // Two names for the same test, as `check` never runs one twice.
@@ -1456,6 +1498,7 @@ mod tests {
             slow: SLOW,
             hurried: HURRIED,
             at_once: AT_ONCE,
+            left_out_when_hurried: Vec::new(),
         };
         let began = Instant::now();
         let ran = run_tests_until(&cases, &settings, &Progress::new(true), |runs| {
@@ -1488,6 +1531,7 @@ mod tests {
             slow: SLOW,
             hurried: HURRIED,
             at_once: AT_ONCE,
+            left_out_when_hurried: Vec::new(),
         };
         let ran = run_tests(&[case], &settings, &Progress::new(true));
         let run = &ran.runs[0];
@@ -1497,6 +1541,34 @@ mod tests {
         );
         // Without the patience, `within` would wait `HANG_LIMIT` (20 s).
         assert!(run.took < Duration::from_secs(15), "{ran:?}");
+    }
+
+    #[test]
+    fn once_hurried_the_files_left_out_then_do_not_run() {
+        let asking = |what: &str| TestCase {
+            env: vec![(ASK.to_owned(), what.to_owned())],
+            ..myself()
+        };
+        let demo = TestCase {
+            file: "demos".to_owned(),
+            ..asking("panic")
+        };
+        let settings = Settings {
+            package_dir: env::current_dir().expect("a current folder"),
+            deadline: Duration::from_secs(3),
+            env: Vec::new(),
+            enough_hangs: Some(2),
+            // One at a time, no third beside those that hang: the demo
+            // waits its turn, after both.
+            slow: Duration::from_secs(600),
+            hurried: HURRIED,
+            at_once: 1,
+            left_out_when_hurried: vec!["demos".to_owned()],
+        };
+        let cases = [asking("hang"), asking("hang"), demo.clone()];
+        let ran = run_tests(&cases, &settings, &Progress::new(true));
+        assert_eq!(ran.runs.len(), 2, "{ran:?}");
+        assert_eq!(ran.not_run, [demo], "{ran:?}");
     }
 
     #[test]

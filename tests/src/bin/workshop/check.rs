@@ -91,6 +91,7 @@ pub fn check(
     ));
     let mut settings = Settings::new(&cargo, TEST_DEADLINE);
     settings.enough_hangs = Some(ENOUGH_HANGS);
+    settings.left_out_when_hurried = vec![TRACES.to_owned(), SNAPSHOTS.to_owned()];
     let own_tests: Vec<&str> = marked.iter().map(|m| m.test.as_str()).collect();
     let ran = runner::run_tests_until(&cases, &settings, progress, |runs| {
         a_failure_to_explain(runs, &cases, &own_tests)
@@ -173,6 +174,9 @@ fn warned(step: &Step, warnings: &[&Warning]) -> String {
 /// (`LOOP_TRACE=1`).
 const TRACES: &str = "traces";
 
+/// The file of the tests that pin each demo's output.
+const SNAPSHOTS: &str = "snapshots";
+
 /// Step N's test files: its own (`tests/stepNN_*.rs`), the loop's first,
 /// the echo server's next and the chapter's exercises after, then the
 /// traces and the snapshots.
@@ -195,7 +199,7 @@ fn test_files(step: &Step) -> Result<Vec<String>, String> {
         )
     });
     files.push(TRACES.to_owned());
-    files.push("snapshots".to_owned());
+    files.push(SNAPSHOTS.to_owned());
     Ok(files)
 }
 
@@ -214,7 +218,7 @@ fn test_cases(
             continue;
         };
         // Of the traces and snapshots, those named for the step.
-        let wanted = if binary.file == "snapshots" || binary.file == TRACES {
+        let wanted = if binary.file == SNAPSHOTS || binary.file == TRACES {
             prefix.as_str()
         } else {
             ""

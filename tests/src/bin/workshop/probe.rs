@@ -442,8 +442,8 @@ fn prepare_copy(step: &Step, target: &Path, probe: &Path) -> Result<(), String> 
 }
 
 /// The failing tests to rerun: the quickest first, hangs last, and of one
-/// file where it can be: each substitution rebuilds the executable of
-/// every file rerun.
+/// file: the copy's build makes the executable of every file rerun, and
+/// a second file cost more build than its rerun told.
 fn tests_to_rerun(failing: &[&TestRun]) -> Vec<TestCase> {
     let mut sorted = failing.to_vec();
     sorted.sort_by_key(|run| (run.hung(), run.took));
@@ -451,9 +451,9 @@ fn tests_to_rerun(failing: &[&TestRun]) -> Vec<TestCase> {
         return Vec::new();
     };
     let file = first.case.file.clone();
-    sorted.sort_by_key(|run| (run.case.file != file, run.hung(), run.took));
     sorted
         .iter()
+        .filter(|run| run.case.file == file)
         .take(RERUN)
         .map(|run| run.case.clone())
         .collect()
