@@ -628,17 +628,18 @@ pub fn run_tests(
     settings: &Settings,
     progress: &Progress,
 ) -> Ran {
-    run_tests_until(cases, settings, progress, |_| false)
+    run_tests_until(cases, settings, progress, |_, _| false)
 }
 
-/// `run_tests`, but once `enough` says the runs so far answer the
-/// caller's question, the tests left are not started and those running
-/// are stopped (and left out, as `Ran::not_run`).
+/// `run_tests`, but once `enough` says the runs so far (and how many were
+/// left out, stopped after `HURRIED`) answer the caller's question, the
+/// tests left are not started and those running are stopped (and left
+/// out, as `Ran::not_run`).
 pub fn run_tests_until(
     cases: &[TestCase],
     settings: &Settings,
     progress: &Progress,
-    enough: impl Fn(&[TestRun]) -> bool,
+    enough: impl Fn(&[TestRun], usize) -> bool,
 ) -> Ran {
     let _capped = MemoryCap::new();
     let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
@@ -653,6 +654,7 @@ pub fn run_tests_until(
     let mut running: Vec<(String, Instant)> = Vec::new();
     let mut last_said = Instant::now();
     let mut said_hurried = false;
+    let mut left_out = 0;
     loop {
         if is_empty(&queue) {
             // None needed: the workers' own senders keep the channel open
@@ -689,6 +691,7 @@ pub fn run_tests_until(
             Ok(Event::Started(label)) => running.push((label, Instant::now())),
             Ok(Event::LeftOut(label)) => {
                 running.retain(|(other, _)| *other != label);
+                left_out += 1;
             }
             Ok(Event::Finished(run)) => {
                 let label = run.case.label();
@@ -697,15 +700,15 @@ pub fn run_tests_until(
                     progress.say(&format!("{label}: {}", run.outcome.summary()));
                 }
                 runs.push(run);
-                if enough(&runs) {
-                    orders.stop.store(true, Ordering::SeqCst);
-                    if let Ok(mut queue) = queue.lock() {
-                        queue.clear();
-                    }
-                }
             }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if !orders.stop.load(Ordering::SeqCst) && enough(&runs, left_out) {
+            orders.stop.store(true, Ordering::SeqCst);
+            if let Ok(mut queue) = queue.lock() {
+                queue.clear();
+            }
         }
         // Raised by the worker whose test was the last hang it took.
         if orders.hung_enough.load(Ordering::SeqCst) && !said_hurried {
@@ -1501,9 +1504,10 @@ mod tests {
             left_out_when_hurried: Vec::new(),
         };
         let began = Instant::now();
-        let ran = run_tests_until(&cases, &settings, &Progress::new(true), |runs| {
-            runs.iter().any(|run| !run.outcome.passed())
-        });
+        let ran =
+            run_tests_until(&cases, &settings, &Progress::new(true), |runs, _| {
+                runs.iter().any(|run| !run.outcome.passed())
+            });
         assert_eq!(ran.runs.len(), 1, "{ran:?}");
         assert!(
             ran.runs[0].outcome.message().contains("3 ms early"),

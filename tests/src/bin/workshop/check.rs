@@ -93,9 +93,10 @@ pub fn check(
     settings.enough_hangs = Some(ENOUGH_HANGS);
     settings.left_out_when_hurried = vec![TRACES.to_owned(), SNAPSHOTS.to_owned()];
     let own_tests: Vec<&str> = marked.iter().map(|m| m.test.as_str()).collect();
-    let ran = runner::run_tests_until(&cases, &settings, progress, |runs| {
-        a_failure_to_explain(runs, &cases, &own_tests)
-    });
+    let ran =
+        runner::run_tests_until(&cases, &settings, progress, |runs, left_out| {
+            a_failure_to_explain(runs, left_out, &cases, &own_tests)
+        });
     let mut checked = judge(step, &marked, &ran, &cargo, progress);
     checked
         .report
@@ -105,11 +106,14 @@ pub fn check(
 
 /// Whether the tests run so far are enough for a verdict: every test a
 /// marker names (they run first) has ended, and one test failed with a
-/// message, not by hanging. The tests left would add only to "also
-/// failing" and delay the answer the participant waits for (an echo
-/// server's tests took 30 s more); they all run once nothing fails.
+/// message, not by hanging, or hangs are everywhere (`ENOUGH_HANGS`, and
+/// as many again stopped unfinished once hurried). The tests left would
+/// add only to "also failing" and delay the answer the participant waits
+/// for (an echo server's tests took 30 s more); they all run once nothing
+/// fails.
 fn a_failure_to_explain(
     runs: &[TestRun],
+    left_out: usize,
     cases: &[TestCase],
     own_tests: &[&str],
 ) -> bool {
@@ -118,7 +122,10 @@ fn a_failure_to_explain(
         .iter()
         .filter(|case| own_tests.contains(&case.id().as_str()))
         .all(|case| ended(&case.id()));
-    own_ended && runs.iter().any(|run| !run.outcome.passed() && !run.hung())
+    let hangs = runs.iter().filter(|run| run.hung()).count();
+    let quick_failure = runs.iter().any(|run| !run.outcome.passed() && !run.hung());
+    own_ended
+        && (quick_failure || (hangs >= ENOUGH_HANGS && left_out >= ENOUGH_HANGS))
 }
 
 /// The compiler's warnings about the functions the participant wrote
@@ -778,7 +785,7 @@ mod tests {
             .collect();
         let own_tests = ["step04_loop::own"];
         let enough =
-            |runs: &[TestRun]| a_failure_to_explain(runs, &cases, &own_tests);
+            |runs: &[TestRun]| a_failure_to_explain(runs, 0, &cases, &own_tests);
         assert!(enough(std::slice::from_ref(&own)), "its own test failed");
         assert!(enough(&[passed.clone(), other.clone()]));
         assert!(
@@ -786,7 +793,16 @@ mod tests {
             "its own test is still running"
         );
         assert!(!enough(std::slice::from_ref(&passed)), "nothing failed");
-        assert!(!enough(&[passed, hung]), "a hang is no explanation");
+        assert!(
+            !enough(&[passed.clone(), hung.clone()]),
+            "a hang is no explanation"
+        );
+        let hangs = [passed, hung.clone(), hung];
+        assert!(!a_failure_to_explain(&hangs, 1, &cases, &own_tests));
+        assert!(
+            a_failure_to_explain(&hangs, 2, &cases, &own_tests),
+            "two hangs, and two more stopped unfinished: hangs everywhere"
+        );
     }
 
     #[test]

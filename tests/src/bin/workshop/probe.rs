@@ -143,10 +143,12 @@ fn all_at_once<'a>(
     // A wrong suspect's reruns hang as the participant's did, to the
     // deadline: all at once, the culprit's are not queued behind them.
     settings.at_once = cases.len().min(RERUNS_AT_ONCE);
-    let ran =
-        runner::run_tests_until(&cases, &settings, &Progress::new(true), |runs| {
-            Reruns::of(probe, runs).decided()
-        });
+    let ran = runner::run_tests_until(
+        &cases,
+        &settings,
+        &Progress::new(true),
+        |runs, _| Reruns::of(probe, runs).decided(),
+    );
     Some(Reruns::of(probe, &ran.runs).verdict())
 }
 
