@@ -194,6 +194,19 @@ pub fn before_blaming(step: &Step) -> Option<String> {
     ))
 }
 
+/// Each changed file of the step folder (or of `only`) and what changed in
+/// it, a line each, without the text: for a participant who wants to know
+/// where they differ without reading the authors' bodies.
+pub fn changed_files(step: &Step, only: &[String]) -> Vec<String> {
+    changes(step)
+        .iter()
+        .filter(|change| only.is_empty() || only.contains(&change.file))
+        .map(|change| {
+            format!("{}/{}: {}", step.folder, change.file, change.describe())
+        })
+        .collect()
+}
+
 /// A unified diff of every change in the step folder, from the authors'
 /// version to the files as they are.
 pub fn diff(step: &Step, only: &[String]) -> String {
@@ -345,6 +358,21 @@ mod tests {
                 other_lines: false,
             }
         );
+    }
+
+    #[test]
+    fn the_names_of_changed_files_say_what_changed_but_not_how() {
+        let scratch = Scratch::new("names");
+        let step = scratch.step();
+        assert!(changed_files(&step, &[]).is_empty());
+        scratch.edit(Path::new("src/lib.rs"), "self.ready", "self.ready ");
+        let names = changed_files(&step, &[]);
+        assert_eq!(
+            names,
+            ["step01-while-loop/src/lib.rs: your `EventLoop::push`"],
+            "{names:?}"
+        );
+        assert!(changed_files(&step, &["src/main.rs".to_owned()]).is_empty());
     }
 
     #[test]

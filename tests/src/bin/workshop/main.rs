@@ -38,7 +38,8 @@ usage: cargo workshop <command>
   check N            run step N's tests: what to write next, or that it passes
   reset N [FILE...] [--force]
                      put step N (or these files of it) back as the authors wrote it
-  diff N [FILE...]   how step N differs from the authors' version
+  diff N [FILE...] [--names]
+                     how step N differs from the authors' version
   status             which steps are started, which are done
   times [--csv]      when you started each step, minutes to each function
   freeze [N...]      store the authors' version of the steps (for authors)
@@ -73,10 +74,12 @@ fn command_help(command: &str) -> Option<&'static str> {
              changes nothing unless you add --force."
         }
         "diff" => {
-            "usage: cargo workshop diff N [FILE...]\n\n\
+            "usage: cargo workshop diff N [FILE...] [--names]\n\n\
              Shows how step N's folder (or these files of it) differs from \
              the authors'\nversion: a unified diff per changed, deleted or \
-             added file."
+             added file. With --names,\nonly which files differ and what \
+             changed in each (your functions, other\nlines), without the \
+             authors' text."
         }
         "freeze" => {
             "usage: cargo workshop freeze [N...]\n\n\
@@ -166,10 +169,21 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        (["diff", n, files @ ..], false) => {
+        (["diff", n, rest @ ..], false) => {
             let step = Step::find(&find_root(&here)?, n)?;
-            let files: Vec<String> = files.iter().map(|f| normal_file(f)).collect();
-            let shown = changes::diff(&step, &files);
+            let names_only = rest.contains(&"--names");
+            let files: Vec<String> = rest
+                .iter()
+                .filter(|word| **word != "--names")
+                .map(|f| normal_file(f))
+                .collect();
+            let shown = if names_only {
+                changes::changed_files(&step, &files)
+                    .iter()
+                    .fold(String::new(), |shown, line| shown + line + "\n")
+            } else {
+                changes::diff(&step, &files)
+            };
             if shown.is_empty() {
                 println!("Step {} is as the authors wrote it.", step.number);
             } else {
