@@ -410,9 +410,26 @@ fn ids(runs: &[&TestRun]) -> Vec<String> {
 
 fn place(step: &Step, marked: &Marked) -> String {
     format!(
-        "{}/{}, below line {}",
-        step.folder, marked.file, marked.line
+        "{}/{}, line {}",
+        step.folder,
+        marked.file,
+        fn_line(step, marked)
     )
+}
+
+/// The line of `marked`'s signature: the first below its marker that is
+/// neither a comment nor an attribute (a doc comment may say "fn").
+fn fn_line(step: &Step, marked: &Marked) -> usize {
+    let text = step.read(&marked.file);
+    let below = text.get(marked.signature.clone()).unwrap_or_default();
+    let skipped = below
+        .lines()
+        .take_while(|line| {
+            let line = line.trim_start();
+            line.is_empty() || line.starts_with("//") || line.starts_with("#[")
+        })
+        .count();
+    marked.line + 1 + skipped
 }
 
 /// A written function is wrong: which, the test that shows it best, and
@@ -803,6 +820,26 @@ mod tests {
             a_failure_to_explain(&hangs, 2, &cases, &own_tests),
             "two hangs, and two more stopped unfinished: hangs everywhere"
         );
+    }
+
+    #[test]
+    fn a_verdict_points_at_the_functions_own_line() {
+        for n in 1..=8 {
+            let step = step(&n.to_string());
+            for marked in step.authors_track().expect("a track") {
+                let text = step.read(&marked.file);
+                let line = fn_line(&step, &marked);
+                let shown = text.lines().nth(line - 1).unwrap_or_default();
+                assert!(
+                    shown.contains(&format!(
+                        "fn {}",
+                        marked.function.rsplit("::").next().unwrap_or_default()
+                    )),
+                    "step {n}, {}: line {line} is {shown:?}",
+                    marked.function
+                );
+            }
+        }
     }
 
     #[test]

@@ -87,7 +87,7 @@ pub fn find<'a>(
     };
     progress.say(&format!(
         "which function? a copy of your code that can switch each of the {} \
-         you wrote to the authors' version",
+         that differ from the authors' to their version",
         probe.suspects.len()
     ));
     if let Some(found) = all_at_once(step, &copy, &copy_cargo, &probe, progress) {
