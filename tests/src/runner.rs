@@ -217,15 +217,7 @@ pub fn build_tests(
     for file in files {
         args.extend(["--test", file.as_str()]);
     }
-    let mut child = processes::spawn_cargo(
-        cargo
-            .command(&args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped()),
-    )
-    .map_err(|err| format!("could not run cargo: {err}"))?;
-    let stderr = read_in_background(child.stderr.take());
+    let (mut child, stderr) = spawn_cargo(cargo, &args, Stdio::piped())?;
     let messages = lines_in_background(child.stdout.take());
     let mut binaries = Vec::new();
     let mut warnings = Vec::new();
@@ -288,15 +280,7 @@ pub fn build_programs(
     args.extend(crate::example_build_args(package));
     args.push("--examples".to_owned());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let mut child = processes::spawn_cargo(
-        cargo
-            .command(&args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped()),
-    )
-    .map_err(|err| format!("could not run cargo: {err}"))?;
-    let stderr = read_in_background(child.stderr.take());
+    let (mut child, stderr) = spawn_cargo(cargo, &args, Stdio::null())?;
     let mut last_said = Instant::now();
     let status = loop {
         match child.try_wait() {
@@ -319,6 +303,25 @@ pub fn build_programs(
         )),
         Err(err) => Err(format!("cargo did not end: {err}")),
     }
+}
+
+/// Cargo run with `args` (noted, so that an interrupt ends it), its
+/// stdout to `stdout`, and its stderr read in the background.
+fn spawn_cargo(
+    cargo: &Cargo,
+    args: &[&str],
+    stdout: Stdio,
+) -> Result<(Child, Receiver<String>), String> {
+    let mut child = processes::spawn_cargo(
+        cargo
+            .command(args)
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|err| format!("could not run cargo: {err}"))?;
+    let stderr = read_in_background(child.stderr.take());
+    Ok((child, stderr))
 }
 
 /// The test executable a `compiler-artifact` message names, if it is one.

@@ -32,8 +32,7 @@ use crate::{Step, seed};
 /// that hung ends in about a second; this much is plenty under load too.
 const PROBE_DEADLINE: Duration = Duration::from_secs(10);
 
-/// How many failing tests each substitution reruns: two run at once, so a
-/// substitution that fixes nothing costs one deadline at most.
+/// How many failing tests are rerun for each suspect (and as they are).
 const RERUN: usize = 2;
 
 /// How many reruns of the switching copy run at once: most of those that
