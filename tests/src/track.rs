@@ -335,10 +335,65 @@ pub fn blanked(text: &str, marked: &[&Marked]) -> String {
     out
 }
 
-/// Whether a body (as `Marked::body` finds it) is still the blank `start`
-/// wrote, or any `todo!()`.
-pub fn is_blank(body: &str) -> bool {
-    body.contains("todo!(")
+/// Whether `body` (as `Marked::body` finds it) is exactly the blank that
+/// `start` writes for `marked`, spaces and line breaks aside (an editor's
+/// formatting, CRLF). Only such a body holds nothing of the participant's:
+/// any other is their work, even with a `todo!()` left in it.
+pub fn is_the_blank(marked: &Marked, body: &str) -> bool {
+    let blank = format!("{{{}}}", marked.todo_call());
+    squeezed(body) == squeezed(&blank)
+}
+
+/// Whether `body` is not finished: the blank, or work with a `todo!()`
+/// still in its code (a match arm left for later). A `todo!()` that a
+/// comment mentions is not one.
+pub fn is_unfinished(marked: &Marked, body: &str) -> bool {
+    is_the_blank(marked, body) || code_only(body).contains("todo!(")
+}
+
+/// `code` without its spaces and line breaks.
+pub fn squeezed(code: &str) -> String {
+    code.split_whitespace().collect()
+}
+
+/// `code` without its comments, and with the text of its string literals
+/// emptied: what the compiler runs, for a search that must not be fooled
+/// by a comment (`// was a todo!()`) or a message.
+fn code_only(code: &str) -> String {
+    let mut kept = String::with_capacity(code.len());
+    let mut chars = code.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            ('/', Some('/')) => {
+                while chars.next_if(|next| *next != '\n').is_some() {}
+            }
+            ('/', Some('*')) => {
+                chars.next();
+                let mut last = ' ';
+                for next in chars.by_ref() {
+                    if last == '*' && next == '/' {
+                        break;
+                    }
+                    last = next;
+                }
+            }
+            ('"', _) => {
+                kept.push('"');
+                while let Some(next) = chars.next() {
+                    match next {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+                kept.push('"');
+            }
+            _ => kept.push(c),
+        }
+    }
+    kept
 }
 
 #[cfg(test)]
@@ -372,7 +427,7 @@ mod tests {
              section \\\"The code\\\"\")\n    }\n}\n"
         ));
         let again = markers_in("src/lib.rs", &out).unwrap();
-        assert!(is_blank(&out[again[0].body.clone()]));
+        assert!(is_the_blank(&again[0], &out[again[0].body.clone()]));
         assert_eq!(
             again[0].doc, "Docs with a } brace.\n",
             "start keeps the doc"
@@ -408,5 +463,58 @@ mod tests {
         );
         let bad = "// BUILD one: chapter 8\nfn f() {}\n";
         assert!(markers_in("x.rs", bad).is_err());
+    }
+
+    /// The blank `start` writes for the one function of `FILE`, and that
+    /// function's marker as found in `text`.
+    fn blank_and_marker(text_of: impl Fn(&str) -> String) -> (String, Marked) {
+        let found = markers_in("src/lib.rs", FILE).unwrap();
+        let blank = blanked(FILE, &[&found[0]]);
+        let text = text_of(&blank);
+        let marked = markers_in("src/lib.rs", &text).unwrap().remove(0);
+        (text, marked)
+    }
+
+    #[test]
+    fn only_the_exact_blank_is_blank_and_formatting_changes_nothing() {
+        let (text, marked) =
+            blank_and_marker(|blank| blank.replace("    todo!", "todo!"));
+        let body = &text[marked.body.clone()];
+        assert!(is_the_blank(&marked, body), "{body}");
+        assert!(is_unfinished(&marked, body));
+        let (text, marked) =
+            blank_and_marker(|blank| blank.replace("todo!(", "let x = 1;\n todo!("));
+        let body = &text[marked.body.clone()];
+        assert!(
+            !is_the_blank(&marked, body),
+            "a line written above the todo!()"
+        );
+        assert!(is_unfinished(&marked, body));
+    }
+
+    #[test]
+    fn work_with_a_todo_left_for_later_is_unfinished_work() {
+        let half = "{\n        match x {\n            1 => f(),\n                                _ => todo!(\"later\"),\n        }\n    }";
+        let (text, marked) = blank_and_marker(|blank| {
+            let found = markers_in("src/lib.rs", blank).unwrap();
+            let mut text = blank.to_owned();
+            text.replace_range(found[0].body.clone(), half);
+            text
+        });
+        let body = &text[marked.body.clone()];
+        assert!(!is_the_blank(&marked, body));
+        assert!(is_unfinished(&marked, body));
+    }
+
+    #[test]
+    fn a_todo_in_a_comment_or_a_string_is_not_unfinished() {
+        let found = markers_in("src/lib.rs", FILE).unwrap();
+        for body in [
+            "{\n        // was a todo!() until I wrote it\n        f()\n    }",
+            "{\n        /* the todo!( is gone */ f()\n    }",
+            "{\n        println!(\"no todo!( here \\\" still\");\n    }",
+        ] {
+            assert!(!is_unfinished(&found[0], body), "{body}");
+        }
     }
 }

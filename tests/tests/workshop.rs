@@ -204,6 +204,72 @@ fn written_work_survives_git_clean_and_is_never_blanked_or_reset_unasked() {
     }
 }
 
+/// Step 3's `function`, blanked by `start`, with `lines` in place of the
+/// line of its `todo!()`.
+fn write_in_place_of_todo(clone: &Clone, function: &str, lines: &str) {
+    let text = clone.read(STEP3);
+    let todo = format!("todo!(\"write `{function}`");
+    let at = text.find(&todo).expect("the function is blank");
+    let end = at + text[at..].find('\n').expect("a line end");
+    clone.write(STEP3, &format!("{}{lines}{}", &text[..at], &text[end..]));
+}
+
+#[test]
+fn half_written_work_and_a_comment_about_its_todo_are_work_reset_keeps() {
+    let clone = Clone::new("half");
+    let started = clone.workshop(&["start", "3"]);
+    assert!(started.status.success(), "{}", stderr(&started));
+    // A match arm left for later, and a finished function whose comment
+    // remembers the todo!() it replaced: both the participant's work.
+    write_in_place_of_todo(
+        &clone,
+        "EventLoop::call_at",
+        "let _ = callback;\n        match deadline {\n            _ => \
+         todo!(\"later\"),\n        }",
+    );
+    write_in_place_of_todo(
+        &clone,
+        "Timer::cmp",
+        "// I replaced the todo!() here with my own comparison\n        \
+         other.deadline.cmp(&self.deadline)",
+    );
+    let written = clone.read(STEP3);
+
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(
+        status.contains(
+            "step03-sleep         started: 1 of 5 written, 1 in progress, \
+             next `EventLoop::call_at`"
+        ),
+        "status said:\n{status}"
+    );
+    let names = stdout(&clone.workshop(&["diff", "3", "--names"]));
+    assert!(
+        names.contains("your `EventLoop::call_at`, `Timer::cmp`")
+            && !names.contains("blanked functions"),
+        "diff --names said:\n{names}"
+    );
+    let refused = clone.workshop(&["reset", "3"]);
+    assert_eq!(refused.status.code(), Some(2), "reset was not refused");
+    for function in ["`EventLoop::call_at`", "`Timer::cmp`"] {
+        assert!(stderr(&refused).contains(function), "{}", stderr(&refused));
+    }
+    assert_eq!(clone.read(STEP3), written, "reset threw work away");
+
+    // Put back to the blank, a function is no one's work again.
+    let blank_again = clone.read(STEP3).replace(
+        "// I replaced the todo!() here with my own comparison\n        \
+         other.deadline.cmp(&self.deadline)",
+        "todo!(\"write `Timer::cmp`: see chapter 3, section \\\"The idea\\\"\")",
+    );
+    clone.write(STEP3, &blank_again);
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(
+        status.contains("started: 0 of 5 written, 1 in progress"),
+        "status said:\n{status}"
+    );
+}
+
 #[test]
 fn reset_puts_back_the_committed_files_even_with_its_notes_gone() {
     let clone = Clone::new("reset");

@@ -28,7 +28,8 @@ pub struct FileChange {
 pub enum What {
     /// The authors' file, changed.
     Changed {
-        /// The marked functions that are neither the authors' nor blank.
+        /// The marked functions that are neither the authors' nor the
+        /// blank `start` wrote: the participant's, finished or not.
         written: Vec<String>,
         /// Whether lines outside the marked functions changed.
         other_lines: bool,
@@ -137,7 +138,7 @@ fn changed(file: &str, before: &str, after: &str) -> What {
         .filter(|n| {
             let body = &after[n.body.clone()];
             let theirs = old.iter().find(|o| o.function == n.function);
-            !track::is_blank(body)
+            !track::is_the_blank(n, body)
                 && theirs.is_none_or(|o| before[o.whole()] != after[n.whole()])
         })
         .map(|n| format!("`{}`", n.function))

@@ -338,8 +338,11 @@ fn blame_written<'a>(
     }
 }
 
+/// Whether `marked` is still to be written or finished (a `todo!()` left
+/// in it): such a function is named next, before any written one is
+/// blamed.
 fn is_blank(step: &Step, marked: &Marked) -> bool {
-    track::is_blank(&step.read(&marked.file)[marked.body.clone()])
+    track::is_unfinished(marked, &step.read(&marked.file)[marked.body.clone()])
 }
 
 /// The written functions whose signature or body differs from the
@@ -350,8 +353,9 @@ fn changed_functions<'a>(step: &Step, marked: &'a [Marked]) -> Vec<&'a Marked> {
         .filter(|m| !is_blank(step, m))
         .filter(|m| {
             let now = &step.read(&m.file)[m.whole()];
-            authors_function(step, m)
-                .is_none_or(|original| squeezed(&original) != squeezed(now))
+            authors_function(step, m).is_none_or(|original| {
+                track::squeezed(&original) != track::squeezed(now)
+            })
         })
         .collect()
 }
@@ -375,10 +379,6 @@ fn authors_part(
     let found = track::markers_in(&marked.file, &original).ok()?;
     let theirs = found.iter().find(|m| m.order == marked.order)?;
     Some(original[part(theirs)].to_owned())
-}
-
-fn squeezed(code: &str) -> String {
-    code.split_whitespace().collect()
 }
 
 fn passes(step: &Step, marked: &[Marked], passed: usize) -> Checked {
@@ -549,9 +549,14 @@ fn write_next(
         failed: ids(failures),
         at_its_todo: own.is_some_and(|run| at_todo(&run)),
         report: format!(
-            "Next: write `{}` ({}).\nRead chapter {n}, section \"{}\".\nThe test \
+            "Next: {} `{}` ({}).\nRead chapter {n}, section \"{}\".\nThe test \
              that shows it: {evidence}\n\n{written} of {} functions written so \
              far. Check again with `cargo workshop check {n}`.",
+            if track::is_the_blank(next, &step.read(&next.file)[next.body.clone()]) {
+                "write"
+            } else {
+                "finish (a `todo!()` is still in it)"
+            },
             next.function,
             place(step, next),
             next.section,

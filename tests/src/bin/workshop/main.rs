@@ -256,7 +256,7 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 fn start(step: &Step, force: bool) -> Result<String, String> {
     let n = step.number;
     let stages = step.stages()?;
-    let written = named(&stages, Stage::Written);
+    let written = named(&stages, Stage::is_work);
     if !written.is_empty() && !force {
         return Err(format!(
             "step {n} has functions you wrote: {}. `start` would blank them. \
@@ -267,9 +267,7 @@ fn start(step: &Step, force: bool) -> Result<String, String> {
     }
     let to_blank: Vec<&Marked> = stages
         .iter()
-        .filter(|(_, stage)| {
-            *stage == Stage::Authors || (force && *stage == Stage::Written)
-        })
+        .filter(|(_, stage)| *stage == Stage::Authors || (force && stage.is_work()))
         .map(|(marked, _)| marked)
         .collect();
     if to_blank.is_empty() {
@@ -313,10 +311,10 @@ fn start(step: &Step, force: bool) -> Result<String, String> {
 }
 
 /// The functions at `stage`, as the messages name them.
-fn named(stages: &[(Marked, Stage)], stage: Stage) -> Vec<String> {
+fn named(stages: &[(Marked, Stage)], wanted: fn(Stage) -> bool) -> Vec<String> {
     stages
         .iter()
-        .filter(|(_, s)| *s == stage)
+        .filter(|(_, stage)| wanted(*stage))
         .map(|(marked, _)| format!("`{}`", marked.function))
         .collect()
 }
@@ -489,7 +487,10 @@ fn blank_function(step: &Step) -> Result<Option<String>, String> {
         .map_err(|err| format!("{}/{err}", step.folder))?
         .into_iter()
         .find(|marked| {
-            track::is_blank(&step.read(&marked.file)[marked.body.clone()])
+            track::is_unfinished(
+                marked,
+                &step.read(&marked.file)[marked.body.clone()],
+            )
         })
         .map(|marked| marked.function))
 }
@@ -511,11 +512,15 @@ fn status(root: &Path) {
 fn step_status(step: &Step) -> Result<String, String> {
     let stages = step.stages()?;
     let total = stages.len();
-    let blank: Vec<&Marked> = stages
+    let unfinished: Vec<&Marked> = stages
         .iter()
-        .filter(|(_, stage)| *stage == Stage::Blank)
+        .filter(|(_, stage)| stage.is_unfinished())
         .map(|(marked, _)| marked)
         .collect();
+    let in_progress = stages
+        .iter()
+        .filter(|(_, stage)| *stage == Stage::InProgress)
+        .count();
     let n = step.number;
     let outside = match changes::outside_track(step).len() {
         0 => String::new(),
@@ -530,10 +535,14 @@ fn step_status(step: &Step) -> Result<String, String> {
         "not started".to_owned()
     } else if passed_fingerprint(step).is_some_and(|p| p == fingerprint(step)) {
         "done: check passes".to_owned()
-    } else if let Some(next) = blank.first() {
+    } else if let Some(next) = unfinished.first() {
+        let in_progress = match in_progress {
+            0 => String::new(),
+            k => format!(", {k} in progress"),
+        };
         format!(
-            "started: {} of {total} written, next `{}`",
-            total - blank.len(),
+            "started: {} of {total} written{in_progress}, next `{}`",
+            total - unfinished.len(),
             next.function
         )
     } else {

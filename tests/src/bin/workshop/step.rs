@@ -104,10 +104,26 @@ pub struct Step {
 pub enum Stage {
     /// Its body is the authors' own.
     Authors,
-    /// `todo!()`: yours to write.
+    /// Exactly the `todo!()` that `start` wrote: yours to write.
     Blank,
+    /// Written by you, with a `todo!()` still in its code.
+    InProgress,
     /// Something else: written by you.
     Written,
+}
+
+impl Stage {
+    /// Whether the participant wrote something there: `start` and `reset`
+    /// keep it unless told `--force`.
+    pub fn is_work(self) -> bool {
+        matches!(self, Stage::InProgress | Stage::Written)
+    }
+
+    /// Whether it is still to be written or finished: what `check` names
+    /// before a written function that is wrong.
+    pub fn is_unfinished(self) -> bool {
+        matches!(self, Stage::Blank | Stage::InProgress)
+    }
 }
 
 impl Step {
@@ -315,8 +331,10 @@ impl Step {
                 .expect("track() matched every marker");
             let stage = if body == self.authors[&theirs.file][theirs.body.clone()] {
                 Stage::Authors
-            } else if track::is_blank(&body) {
+            } else if track::is_the_blank(&marked, &body) {
                 Stage::Blank
+            } else if track::is_unfinished(&marked, &body) {
+                Stage::InProgress
             } else {
                 Stage::Written
             };

@@ -140,7 +140,7 @@ pub fn first_passes(
     };
     let mut new: Vec<Note> = stages[..upto]
         .iter()
-        .filter(|(_, stage)| *stage != Stage::Blank)
+        .filter(|(_, stage)| !stage.is_unfinished())
         .map(|(function, _)| Event::Passed(function.clone()))
         .chain(passed.then_some(Event::Done))
         .filter(|event| !ours.iter().any(|note| note.event == *event))
