@@ -18,6 +18,7 @@ pub mod readable;
 pub mod runner;
 pub mod server;
 pub mod track;
+pub mod warm_copy;
 
 use std::cell::Cell;
 use std::collections::BTreeMap;

@@ -69,6 +69,9 @@ pub fn check(
     progress.say(&format!("building step {n}'s tests: {}", files.join(", ")));
     let built = match runner::build_tests(&cargo, &files, progress)? {
         Ok(built) => built,
+        Err(error) if machine_trouble(&error.message).is_some() => {
+            return Err(build_failed_for_want_of_means(step, &error.message));
+        }
         Err(error) => return Ok(does_not_compile(step, &error)),
     };
     if let Err(err) = runner::build_programs(&cargo, &step.package(), progress) {
@@ -97,7 +100,7 @@ pub fn check(
         runner::run_tests_until(&cases, &settings, progress, |runs, left_out| {
             a_failure_to_explain(runs, left_out, &cases, &own_tests)
         });
-    let mut checked = judge(step, &marked, &ran, &cargo, progress);
+    let mut checked = judge(step, &marked, &ran, &cargo, progress)?;
     checked
         .report
         .push_str(&warned(step, &own_warnings(step, &marked, &built.warnings)));
@@ -247,16 +250,16 @@ fn judge(
     ran: &Ran,
     cargo: &Cargo,
     progress: &Progress,
-) -> Checked {
+) -> Result<Checked, String> {
     let failures: Vec<&TestRun> = ran
         .runs
         .iter()
         .filter(|run| !run.outcome.passed())
         .collect();
     if failures.is_empty() {
-        return passes(step, marked, ran.runs.len());
+        return Ok(passes(step, marked, ran.runs.len()));
     }
-    let mut checked = judge_failures(step, marked, &failures, ran, cargo, progress);
+    let mut checked = judge_failures(step, marked, &failures, ran, cargo, progress)?;
     if failures.iter().all(|run| run.case.file == TRACES) {
         checked.report = format!(
             "The loop no longer says what it does: step {n}'s other tests \
@@ -266,10 +269,11 @@ fn judge(
             n = step.number
         );
     }
-    checked
+    Ok(checked)
 }
 
-/// The verdict on `failures`, some of `ran`.
+/// The verdict on `failures`, some of `ran`; `Err` when the tool's own
+/// machinery failed on the way to one (the probe's copy).
 fn judge_failures(
     step: &Step,
     marked: &[Marked],
@@ -277,7 +281,7 @@ fn judge_failures(
     ran: &Ran,
     cargo: &Cargo,
     progress: &Progress,
-) -> Checked {
+) -> Result<Checked, String> {
     let blanks: Vec<&Marked> = marked.iter().filter(|m| is_blank(step, m)).collect();
     // A test stopped at a `todo!()` is explained by that blank function.
     let unexplained: Vec<&TestRun> = failures
@@ -289,24 +293,27 @@ fn judge_failures(
         // Before blaming a function: what changed beside the track may be
         // the cause (an exercise's edit to `main.rs`, a deleted file).
         if let Some(outside) = crate::changes::before_blaming(step) {
-            return Checked {
+            return Ok(Checked {
                 passed: false,
                 next: None,
                 failed: ids(failures),
                 at_its_todo: false,
                 report: format!("{outside}\n\n{}", describe(unexplained[0])),
-            };
+            });
         }
         match blame_written(step, marked, &blanks, &unexplained, cargo, progress) {
-            Found::Culprit(blame) => return not_right(step, &blame, failures, ran),
-            Found::PassedOnRerun => return passed_on_rerun(step, failures),
+            Found::Culprit(blame) => {
+                return Ok(not_right(step, &blame, failures, ran));
+            }
+            Found::PassedOnRerun => return Ok(passed_on_rerun(step, failures)),
+            Found::ToolFailed(failure) => return Err(failure),
             Found::Nothing => {}
         }
     }
-    match blanks.first() {
+    Ok(match blanks.first() {
         Some(first) => write_next(step, marked, first, failures),
         None => not_pinned(step, marked, failures, ran),
-    }
+    })
 }
 
 /// The written function the `failing` tests come from: the only one that
@@ -693,6 +700,58 @@ fn left_out(ran: &Ran) -> String {
 }
 
 /// The tests do not compile: says whose code the first error is in.
+/// What the system said when a build or a copy failed for want of the
+/// machine's means rather than because of the code, in the participant's
+/// words; `None` for anything else (a compile error is the code's).
+pub fn machine_trouble(said: &str) -> Option<&'static str> {
+    const TROUBLES: [(&[&str], &str); 4] = [
+        (
+            &[
+                "No space left on device",
+                "os error 28)",
+                "not enough space on the disk",
+                "os error 112)",
+            ],
+            "the disk is full",
+        ),
+        (
+            &["Disk quota exceeded", "os error 122)"],
+            "your disk quota is used up",
+        ),
+        (
+            &["Read-only file system", "os error 30)"],
+            "the folder cannot be written (a read-only file system)",
+        ),
+        (
+            &[
+                "Permission denied (os error 13)",
+                "Access is denied. (os error 5)",
+            ],
+            "a file cannot be written (permission denied)",
+        ),
+    ];
+    TROUBLES
+        .iter()
+        .find(|(signs, _)| signs.iter().any(|sign| said.contains(sign)))
+        .map(|(_, trouble)| *trouble)
+}
+
+/// What `check` says when building step N's tests failed for want of the
+/// machine's means: not "does not compile", which would send the
+/// participant to look for a mistake that is not there.
+fn build_failed_for_want_of_means(step: &Step, said: &str) -> String {
+    let n = step.number;
+    let trouble = machine_trouble(said).unwrap_or("the build failed");
+    format!(
+        "Cargo could not build step {n}'s tests: {trouble}. This is about the \
+         machine, not your code: nothing was tested and no function is \
+         blamed. What Cargo said:\n\n{}\n\nMake room (`cargo clean` in \
+         another project frees the most), then run `cargo workshop check {n}` \
+         again.",
+        indent(said.trim())
+    )
+}
+
 fn does_not_compile(step: &Step, error: &CompileError) -> Checked {
     let n = step.number;
     let folder = error
@@ -746,6 +805,20 @@ fn does_not_compile(step: &Step, error: &CompileError) -> Checked {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_disk_full_or_read_only_is_the_machine_and_a_compile_error_is_not() {
+        let disk_full = "error: failed to write /t/deps/libstep04-1.rmeta: \
+                         No space left on device (os error 28)";
+        assert_eq!(machine_trouble(disk_full), Some("the disk is full"));
+        let linker = "error: linking with `cc` failed\n  = note: /usr/bin/ld: \
+                      final link failed: No space left on device";
+        assert_eq!(machine_trouble(linker), Some("the disk is full"));
+        let read_only = "could not write x: Read-only file system (os error 30)";
+        assert!(machine_trouble(read_only).is_some());
+        let compile_error = "error[E0308]: mismatched types\n --> \
+                             step04-select-echo/src/event_loop.rs:12:5";
+        assert_eq!(machine_trouble(compile_error), None);
+    }
     use super::*;
 
     fn step(n: &str) -> Step {
@@ -891,7 +964,9 @@ mod tests {
             root: step.root.clone(),
             target_dir: None,
         };
-        let report = judge(&step, &[], &ran, &cargo, &Progress::new(true)).report;
+        let report = judge(&step, &[], &ran, &cargo, &Progress::new(true))
+            .expect("a verdict")
+            .report;
         assert!(
             report.starts_with("The loop no longer says what it does"),
             "{report}"

@@ -26,8 +26,8 @@ use workshop_tests::authors;
 
 mod changes;
 mod check;
+mod lock;
 mod probe;
-mod seed;
 mod step;
 mod times;
 

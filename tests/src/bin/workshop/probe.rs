@@ -7,9 +7,16 @@
 //! and the turn together, and a mistake in any of them fails it. Putting
 //! one back at a time asks the code itself. It happens in a copy of the
 //! repository (never in the participant's files), in the target folder
-//! (`workshop-probe/`), built in a target folder of its own: the copy's
-//! paths differ, so sharing Cargo's would overwrite the participant's
-//! binaries. The copy's build starts from the participant's (`seed`).
+//! (`workshop-probe/stepNN/`, one per step, so that checks of two steps
+//! at once never meet, and held by one check at a time: `lock`), built in
+//! a target folder of its own: the copy's paths differ, so sharing
+//! Cargo's would overwrite the participant's binaries. The copy's build
+//! starts from the participant's (`seed`).
+//!
+//! When the probe's own machinery fails (the copy cannot be written, the
+//! disk is full, Cargo cannot run), that is the verdict: a failure of the
+//! tool, with the path and what to do, never a word about the
+//! participant's code.
 //!
 //! One build answers for every suspect: each holds both bodies, the
 //! authors' and the participant's, behind a switch the rerun test's
@@ -24,9 +31,10 @@ use std::time::Duration;
 
 use workshop_tests::runner::{self, Cargo, Progress, Settings, TestCase, TestRun};
 use workshop_tests::track::{self, Marked};
+use workshop_tests::warm_copy;
 
-use crate::check::{Blame, authors_body, authors_function};
-use crate::{Step, seed};
+use crate::check::{Blame, authors_body, authors_function, machine_trouble};
+use crate::{Step, lock};
 
 /// How long a rerun test may take: with the authors' function back, a test
 /// that hung ends in about a second; this much is plenty under load too.
@@ -46,8 +54,10 @@ pub enum Found<'a> {
     Culprit(Blame<'a>),
     /// The failing tests pass when rerun as they are.
     PassedOnRerun,
-    /// No one suspect's original makes any pass (or the copy failed).
+    /// No one suspect's original makes any pass.
     Nothing,
+    /// The probe itself could not work: what to tell the participant.
+    ToolFailed(String),
 }
 
 /// Which of `suspects` the `failing` tests come from.
@@ -58,15 +68,36 @@ pub fn find<'a>(
     failing: &[&TestRun],
     progress: &Progress,
 ) -> Found<'a> {
-    let Ok(target) = cargo.target_dir() else {
-        return Found::Nothing;
-    };
-    let probe = target.join("workshop-probe");
-    let copy = probe.join("workspace");
-    if let Err(err) = prepare_copy(step, &target, &probe) {
-        progress.say(&format!("could not copy the repository: {err}"));
-        return Found::Nothing;
+    match find_in_copy(step, cargo, suspects, failing, progress) {
+        Ok(found) => found,
+        Err(failure) => Found::ToolFailed(failure),
     }
+}
+
+/// `find`, with the failures of the probe's own machinery as `Err`: what
+/// to tell the participant.
+fn find_in_copy<'a>(
+    step: &Step,
+    cargo: &Cargo,
+    suspects: &[&'a Marked],
+    failing: &[&TestRun],
+    progress: &Progress,
+) -> Result<Found<'a>, String> {
+    let target = cargo.target_dir().map_err(|err| {
+        tool_failed(step, "find the folder Cargo builds in", None, &err)
+    })?;
+    let probes = target.join("workshop-probe");
+    let probe = probes.join(step.package());
+    let copy = probe.join("workspace");
+    let _held = hold_the_copy(step, &probes, progress)?;
+    prepare_copy(step, &target, &probe).map_err(|err| {
+        tool_failed(
+            step,
+            "copy your workshop to try the authors' functions in",
+            Some(&probe),
+            &err,
+        )
+    })?;
     let copy_cargo = Cargo {
         root: copy.clone(),
         target_dir: Some(probe.join("target")),
@@ -89,11 +120,73 @@ pub fn find<'a>(
          that differ from the authors' to their version",
         probe.suspects.len()
     ));
-    if let Some(found) = all_at_once(step, &copy, &copy_cargo, &probe, progress) {
-        return found;
+    let in_copy = |err: String| {
+        tool_failed(step, "build the copy of your workshop", Some(&copy), &err)
+    };
+    if let Some(found) =
+        all_at_once(step, &copy, &copy_cargo, &probe, progress).map_err(in_copy)?
+    {
+        return Ok(found);
     }
     progress.say("the switching copy did not build: one function at a time");
-    one_at_a_time(step, &copy, &copy_cargo, probe, progress)
+    one_at_a_time(step, &copy, &copy_cargo, probe, progress).map_err(in_copy)
+}
+
+/// Holds the step's copy for this check alone: another check of the same
+/// step (a second terminal) waits here, and says so.
+fn hold_the_copy(
+    step: &Step,
+    probes: &Path,
+    progress: &Progress,
+) -> Result<lock::Held, String> {
+    let lock_file = probes.join(format!("{}.lock", step.package()));
+    fs::create_dir_all(probes)
+        .and_then(|()| {
+            lock::hold(&lock_file, || {
+                progress.say(&format!(
+                    "waiting for another check of step {} in this workshop to \
+                     finish with its copy ({})",
+                    step.number,
+                    lock_file.display()
+                ));
+            })
+        })
+        .map_err(|err| {
+            tool_failed(
+                step,
+                "take its turn at the copy",
+                Some(&lock_file),
+                &err.to_string(),
+            )
+        })
+}
+
+/// What the participant reads when the probe's own machinery fails: what
+/// the tool tried, where, what the system said, and what to do; never a
+/// word about their code.
+fn tool_failed(step: &Step, tried: &str, at: Option<&Path>, error: &str) -> String {
+    let n = step.number;
+    let place = at
+        .map(|path| format!(" ({})", path.display()))
+        .unwrap_or_default();
+    let advice = match (machine_trouble(error), at) {
+        (Some(trouble), _) => format!(
+            "{trouble}: make room, then run `cargo workshop check {n}` again"
+        ),
+        (None, Some(path)) => format!(
+            "remove {} and run `cargo workshop check {n}` again",
+            path.display()
+        ),
+        (None, None) => format!("run `cargo workshop check {n}` again"),
+    };
+    format!(
+        "Some tests of step {n} fail, and more than one of your functions \
+         differs from the authors', so `cargo workshop` tries the authors' \
+         version of each in a copy to tell which is wrong. It could not: it \
+         could not {tried}{place}:\n\n    {}\n\nThis is about the tool's \
+         own files, not your code: no function is blamed. To go on, {advice}.",
+        error.trim().replace('\n', "\n    ")
+    )
 }
 
 /// What the probe reruns: the failing tests, once as they are (unless one
@@ -121,12 +214,14 @@ fn all_at_once<'a>(
     copy_cargo: &Cargo,
     probe: &Probe<'a>,
     progress: &Progress,
-) -> Option<Found<'a>> {
-    let switched = write_switches(step, copy, &probe.suspects)?;
+) -> Result<Option<Found<'a>>, String> {
+    let Some(switched) = write_switches(step, copy, &probe.suspects)? else {
+        return Ok(None);
+    };
     let built = build_rerun(step, copy_cargo, &probe.rerun, progress);
-    let Some(rerun) = built else {
+    let Ok(Some(rerun)) = built else {
         put_back(step, copy, &switched);
-        return None;
+        return built.map(|_| None);
     };
     let mut cases = Vec::new();
     if probe.as_they_are {
@@ -148,7 +243,7 @@ fn all_at_once<'a>(
         &Progress::new(true),
         |runs, _| Reruns::of(probe, runs).decided(),
     );
-    Some(Reruns::of(probe, &ran.runs).verdict())
+    Ok(Some(Reruns::of(probe, &ran.runs).verdict()))
 }
 
 /// What the reruns so far say, suspect by suspect.
@@ -294,19 +389,22 @@ fn blame(
 
 /// Writes each suspect into the copy with both bodies and the switch
 /// between them. The files written, with the participant's text of each;
-/// `None` if a body cannot be found (nothing is written then).
+/// `None` if a body cannot be found (nothing is written then); `Err` if
+/// the copy cannot be written.
 fn write_switches(
     step: &Step,
     copy: &Path,
     suspects: &[&Marked],
-) -> Option<Vec<(String, String)>> {
+) -> Result<Option<Vec<(String, String)>>, String> {
     let mut files: Vec<&str> = suspects.iter().map(|m| m.file.as_str()).collect();
     files.sort_unstable();
     files.dedup();
     let mut switched = Vec::new();
     for file in files {
         let theirs = step.read(file);
-        let mut found = track::markers_in(file, &theirs).ok()?;
+        let Ok(mut found) = track::markers_in(file, &theirs) else {
+            return Ok(None);
+        };
         found.retain(|m| {
             suspects
                 .iter()
@@ -316,7 +414,9 @@ fn write_switches(
         found.sort_by_key(|m| std::cmp::Reverse(m.body.start));
         let mut text = theirs.clone();
         for marked in &found {
-            let authors = authors_body(step, marked)?;
+            let Some(authors) = authors_body(step, marked) else {
+                return Ok(None);
+            };
             let own = &theirs[marked.body.clone()];
             text.replace_range(
                 marked.body.clone(),
@@ -327,10 +427,12 @@ fn write_switches(
     }
     for (file, text) in &mut switched {
         let theirs = step.read(file);
-        fs::write(copy.join(&step.folder).join(&*file), &*text).ok()?;
+        let path = copy.join(&step.folder).join(&*file);
+        fs::write(&path, &*text)
+            .map_err(|err| format!("{}: {err}", path.display()))?;
         *text = theirs;
     }
-    Some(switched)
+    Ok(Some(switched))
 }
 
 /// A body that runs the authors' `authors` when `AUTHORS_BODY` is `order`
@@ -355,22 +457,32 @@ fn put_back(step: &Step, copy: &Path, switched: &[(String, String)]) {
 }
 
 /// Builds the copy's tests of `cases`; the same cases, in the copy's
-/// executables. `None` if they do not build.
+/// executables. `None` if the code does not compile (an authors' body may
+/// call what the participant's file no longer has); `Err` if the build
+/// failed for want of the machine's means (no space left, Cargo gone).
 fn build_rerun(
     step: &Step,
     cargo: &Cargo,
     cases: &[TestCase],
     progress: &Progress,
-) -> Option<Vec<TestCase>> {
+) -> Result<Option<Vec<TestCase>>, String> {
     let mut files: Vec<String> =
         cases.iter().map(|case| case.file.clone()).collect();
     files.dedup();
-    let Ok(Ok(built)) = runner::build_tests(cargo, &files, progress) else {
-        return None;
+    let built = match runner::build_tests(cargo, &files, progress)? {
+        Ok(built) => built,
+        Err(error) if machine_trouble(&error.message).is_some() => {
+            return Err(error.message);
+        }
+        Err(_) => return Ok(None),
     };
     // The reruns run the step's program too: built now, not in their time.
-    runner::build_programs(cargo, &step.package(), progress).ok()?;
-    cases
+    match runner::build_programs(cargo, &step.package(), progress) {
+        Ok(()) => {}
+        Err(error) if machine_trouble(&error).is_some() => return Err(error),
+        Err(_) => return Ok(None),
+    }
+    Ok(cases
         .iter()
         .map(|case| {
             let binary = built.binaries.iter().find(|b| b.file == case.file)?;
@@ -379,7 +491,7 @@ fn build_rerun(
                 ..case.clone()
             })
         })
-        .collect()
+        .collect())
 }
 
 /// The way before the switching copy, kept for when it does not build:
@@ -390,14 +502,14 @@ fn one_at_a_time<'a>(
     copy_cargo: &Cargo,
     probe: Probe<'a>,
     progress: &Progress,
-) -> Found<'a> {
+) -> Result<Found<'a>, String> {
     let mut rerun = probe.rerun;
     if probe.as_they_are {
         progress.say("rerunning the failures in a copy");
-        let passing = rerun_in_copy(step, copy_cargo, &rerun, progress);
+        let passing = rerun_in_copy(step, copy_cargo, &rerun, progress)?;
         rerun.retain(|case| !passing.contains(&case.id()));
         if rerun.is_empty() {
-            return Found::PassedOnRerun;
+            return Ok(Found::PassedOnRerun);
         }
     }
     let mut best: Option<Blame<'a>> = None;
@@ -410,7 +522,7 @@ fn one_at_a_time<'a>(
         ));
         let passing = with_authors(step, copy, suspect, || {
             rerun_in_copy(step, copy_cargo, &rerun, progress)
-        });
+        })?;
         if passing.is_empty()
             || best
                 .as_ref()
@@ -424,7 +536,7 @@ fn one_at_a_time<'a>(
             break;
         }
     }
-    best.map_or(Found::Nothing, Found::Culprit)
+    Ok(best.map_or(Found::Nothing, Found::Culprit))
 }
 
 /// Says the probe folder was seeded from the participant's build.
@@ -434,12 +546,27 @@ const SEEDED: &str = "seeded";
 /// from the participant's (an older probe folder, built from nothing, is
 /// replaced whole).
 fn prepare_copy(step: &Step, target: &Path, probe: &Path) -> Result<(), String> {
+    forget_the_shared_copy(probe);
     if !probe.join(SEEDED).is_file() {
         let _ = fs::remove_dir_all(probe);
     }
-    sync_tree(&step.root, &probe.join("workspace"))?;
-    seed::seed(target, &probe.join("target"))?;
+    warm_copy::sync_tree(&step.root, &probe.join("workspace"))?;
+    warm_copy::seed(target, &probe.join("target"))?;
     fs::write(probe.join(SEEDED), "").map_err(|err| format!("{err}"))
+}
+
+/// Removes the one copy that every step's probe shared before each had its
+/// own (`workshop-probe/workspace`, `target` and `seeded`): it would only
+/// take room.
+fn forget_the_shared_copy(probe: &Path) {
+    let Some(probes) = probe.parent() else {
+        return;
+    };
+    if probes.join(SEEDED).is_file() {
+        let _ = fs::remove_dir_all(probes.join("workspace"));
+        let _ = fs::remove_dir_all(probes.join("target"));
+        let _ = fs::remove_file(probes.join(SEEDED));
+    }
 }
 
 /// The failing tests to rerun: the quickest first, hangs last, and of one
@@ -476,27 +603,26 @@ fn with_authors(
     step: &Step,
     copy: &Path,
     suspect: &Marked,
-    work: impl FnOnce() -> Vec<String>,
-) -> Vec<String> {
+    work: impl FnOnce() -> Result<Vec<String>, String>,
+) -> Result<Vec<String>, String> {
     let path = copy.join(&step.folder).join(&suspect.file);
     let theirs = step.read(&suspect.file);
     // Signature and body: the participant's signature (`self` where the
     // authors' body needs `mut self`) may not fit the authors' body.
     let Some(original) = authors_function(step, suspect) else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let Some(whole) = track::markers_in(&suspect.file, &theirs)
         .ok()
         .and_then(|found| found.into_iter().find(|m| m.order == suspect.order))
         .map(|m| m.whole())
     else {
-        return Vec::new();
+        return Ok(Vec::new());
     };
     let mut substituted = theirs.clone();
     substituted.replace_range(whole, &original);
-    if fs::write(&path, substituted).is_err() {
-        return Vec::new();
-    }
+    fs::write(&path, substituted)
+        .map_err(|err| format!("{}: {err}", path.display()))?;
     let passing = work();
     let _ = fs::write(&path, theirs);
     passing
@@ -510,12 +636,12 @@ fn rerun_in_copy(
     cargo: &Cargo,
     cases: &[TestCase],
     progress: &Progress,
-) -> Vec<String> {
-    let Some(in_copy) = build_rerun(step, cargo, cases, progress) else {
-        return Vec::new();
+) -> Result<Vec<String>, String> {
+    let Some(in_copy) = build_rerun(step, cargo, cases, progress)? else {
+        return Ok(Vec::new());
     };
     let settings = Settings::new(cargo, PROBE_DEADLINE);
-    runner::run_tests(&in_copy, &settings, &Progress::new(true))
+    Ok(runner::run_tests(&in_copy, &settings, &Progress::new(true))
         .runs
         .iter()
         .filter(|run| {
@@ -523,38 +649,7 @@ fn rerun_in_copy(
                 || run.outcome.message().contains("not yet implemented")
         })
         .map(|run| run.case.id())
-        .collect()
-}
-
-/// Makes `to` a copy of the repository's sources at `from`, writing only
-/// the files that differ, each with the time it has at `from`: the
-/// participant's build output, seeded into the copy's, is then fresh for
-/// it exactly where it is in the participant's. Build output, git's folder
-/// and the book are left out.
-fn sync_tree(from: &Path, to: &Path) -> Result<(), String> {
-    fs::create_dir_all(to).map_err(|err| format!("{}: {err}", to.display()))?;
-    for entry in fs::read_dir(from)
-        .map_err(|err| format!("{err}"))?
-        .flatten()
-    {
-        let name = entry.file_name();
-        let path = entry.path();
-        let skip = [".git", "target", ".workshop", "book"];
-        // A target folder by another name (CARGO_TARGET_DIR) has this tag.
-        if skip.iter().any(|s| name == *s) || path.join("CACHEDIR.TAG").exists() {
-            continue;
-        }
-        let dest = to.join(&name);
-        let failed = |err: std::io::Error| format!("{}: {err}", path.display());
-        if path.is_dir() {
-            sync_tree(&path, &dest)?;
-        } else if !dest.exists() || fs::read(&path).ok() != fs::read(&dest).ok() {
-            seed::copy_with_times(&path, &dest).map_err(failed)?;
-        } else {
-            seed::same_time(&path, &dest).map_err(failed)?;
-        }
-    }
-    Ok(())
+        .collect())
 }
 
 #[cfg(test)]
@@ -611,6 +706,7 @@ mod tests {
             Found::Culprit(blame) => (blame.function.function.clone(), blame.tests),
             Found::PassedOnRerun => panic!("passed on rerun"),
             Found::Nothing => panic!("nothing found"),
+            Found::ToolFailed(failure) => panic!("the tool failed: {failure}"),
         }
     }
 

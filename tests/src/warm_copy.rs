@@ -1,12 +1,14 @@
-//! The probe's build folder, started from the participant's own instead of
-//! from nothing: a first build of the copy from nothing took 135 s to
+//! A copy of the workshop whose build starts from the original's, for the
+//! probe of `cargo workshop check` and for the tests that run whole checks
+//! in a copy. The probe's build folder, started from the participant's own
+//! instead of from nothing: a first build of the copy from nothing took 135 s to
 //! 375 s and 600 MB, at the moment the participant waits for a verdict.
 //!
 //! Nothing Cargo builds depends on where the workspace is (it names each
 //! source relative to the workspace, and the tests find the workspace at
 //! run time: `workshop_tests::workspace_root`), so the copy can start
 //! from the participant's build as it is. Cargo finds it fresh where the
-//! copy's sources are the same (`probe::sync_tree` keeps their times) and
+//! copy's sources are the same (`sync_tree` keeps their times) and
 //! rebuilds only the step the probe changes, and the tests. It is seeded
 //! again at each probe, so what the participant's check has just built is
 //! never built again in the copy.
@@ -99,6 +101,37 @@ pub fn same_time(from: &Path, to: &Path) -> std::io::Result<()> {
         .write(true)
         .open(to)?
         .set_modified(written)
+}
+
+/// Makes `to` a copy of the repository's sources at `from`, writing only
+/// the files that differ, each with the time it has at `from`: the
+/// participant's build output, seeded into the copy's, is then fresh for
+/// it exactly where it is in the participant's. Build output, git's folder
+/// and the book are left out.
+pub fn sync_tree(from: &Path, to: &Path) -> Result<(), String> {
+    fs::create_dir_all(to).map_err(|err| format!("{}: {err}", to.display()))?;
+    for entry in fs::read_dir(from)
+        .map_err(|err| format!("{err}"))?
+        .flatten()
+    {
+        let name = entry.file_name();
+        let path = entry.path();
+        let skip = [".git", "target", ".workshop", "book"];
+        // A target folder by another name (CARGO_TARGET_DIR) has this tag.
+        if skip.iter().any(|s| name == *s) || path.join("CACHEDIR.TAG").exists() {
+            continue;
+        }
+        let dest = to.join(&name);
+        let failed = |err: std::io::Error| format!("{}: {err}", path.display());
+        if path.is_dir() {
+            sync_tree(&path, &dest)?;
+        } else if !dest.exists() || fs::read(&path).ok() != fs::read(&dest).ok() {
+            copy_with_times(&path, &dest).map_err(failed)?;
+        } else {
+            same_time(&path, &dest).map_err(failed)?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,0 +1,201 @@
+//! Whole `cargo workshop check`s, as a room runs them: three at once in one
+//! workshop (two terminals and a habit), and one whose probe cannot write
+//! its copy. Each works in a copy of this workshop whose build starts from
+//! this one's (`workshop_tests::warm_copy`), so only the steps changed here
+//! are built again.
+//!
+//! Slow (a build of three steps' tests and three probes, a minute or more
+//! on two cores), and a guard of the tool rather than of the steps, so left
+//! out of the README's command: `.ci/run` runs it with `--ignored`.
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use workshop_tests::track;
+use workshop_tests::warm_copy;
+use workshop_tests::workspace_root;
+
+/// A copy of the workshop, sources and build, removed when dropped.
+struct WarmCopy {
+    dir: PathBuf,
+}
+
+impl WarmCopy {
+    fn new(name: &str) -> WarmCopy {
+        let dir = std::env::temp_dir()
+            .join(format!("workshop-checks-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        warm_copy::sync_tree(&workspace_root(), &dir).expect("the sources copy");
+        warm_copy::seed(&target_dir(), &dir.join("target"))
+            .expect("the build seeds");
+        WarmCopy { dir }
+    }
+
+    /// `cargo workshop check N`, started in the copy and built there.
+    fn check(&self, step: u32) -> Command {
+        let mut command = Command::new(workshop_binary());
+        command
+            .args(["check", &step.to_string()])
+            .current_dir(&self.dir)
+            .env("CARGO_TARGET_DIR", self.dir.join("target"));
+        command
+    }
+
+    /// Rewrites every marked function of step `step` in the participant's
+    /// words: the authors' body with a note of their own in it, and `wrong`
+    /// applied to the body of `function`. More than one function then
+    /// differs from the authors', so `check` must ask its probe which one
+    /// the failures come from.
+    fn write_track(
+        &self,
+        (step, folder): (u32, &str),
+        function: &str,
+        wrong: (&str, &str),
+    ) {
+        let step_dir = self.dir.join(folder);
+        let marked = track::track(&step_dir, step).expect("the step's track");
+        assert!(
+            marked.iter().any(|m| m.function == function),
+            "step {step} has no marked `{function}`"
+        );
+        for file in track::rust_files(&step_dir) {
+            let path = step_dir.join(&file);
+            let mut text = fs::read_to_string(&path).expect("a step's file");
+            let mut in_file = track::markers_in(&file, &text).expect("its markers");
+            in_file.sort_by_key(|m| std::cmp::Reverse(m.body.start));
+            for m in &in_file {
+                let mut body = text[m.body.clone()].to_owned();
+                body.insert_str(1, " // as I wrote it\n");
+                if m.function == function {
+                    assert!(body.contains(wrong.0), "{function}: no `{}`", wrong.0);
+                    body = body.replacen(wrong.0, wrong.1, 1);
+                }
+                text.replace_range(m.body.clone(), &body);
+            }
+            fs::write(&path, text).expect("the copy is writable");
+        }
+    }
+}
+
+impl Drop for WarmCopy {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Where this workshop's build is.
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| workspace_root().join("target"), PathBuf::from)
+}
+
+/// The workshop program, built in this workshop.
+fn workshop_binary() -> PathBuf {
+    escargot::CargoBuild::new()
+        .manifest_path(workspace_root().join("Cargo.toml"))
+        .package("workshop-tests")
+        .bin("workshop")
+        .run()
+        .expect("the workshop program builds")
+        .path()
+        .to_path_buf()
+}
+
+fn said(output: &Output) -> String {
+    format!(
+        "exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// One wrong function in each of steps 3, 4 and 5, every other function
+/// rewritten: each check names its own step's wrong function.
+#[test]
+#[ignore = "slow: whole checks in a copy of the workshop; .ci/run runs it"]
+fn three_checks_at_once_each_name_their_own_wrong_function() {
+    let copy = WarmCopy::new("three");
+    let wrong = [
+        (
+            (3, "step03-sleep"),
+            "Timer::cmp",
+            // Of two timers due at once, the newer first.
+            (
+                "(other.deadline, other.sequence)",
+                "(other.deadline, self.sequence)",
+            ),
+        ),
+        (
+            (4, "step04-select-echo"),
+            "EventLoop::register",
+            // Every socket gets the same token.
+            ("token.0 + 1", "token.0"),
+        ),
+        (
+            (5, "step05-coroutines"),
+            "Sleep::poll",
+            // Ready a little before the deadline.
+            (
+                "Instant::now() >= self.deadline",
+                "Instant::now() + std::time::Duration::from_millis(100) >= self.deadline",
+            ),
+        ),
+    ];
+    for (step, function, mistake) in &wrong {
+        copy.write_track(*step, function, *mistake);
+    }
+    // Started together, as from three terminals; all ended before any
+    // verdict is read, so that a failed one leaves nothing running.
+    let running: Vec<_> = wrong
+        .iter()
+        .map(|((step, _), ..)| {
+            copy.check(*step)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("check starts")
+        })
+        .collect();
+    let outputs: Vec<Output> = running
+        .into_iter()
+        .map(|child| child.wait_with_output().expect("check ends"))
+        .collect();
+    for (output, ((step, _), function, _)) in outputs.iter().zip(&wrong) {
+        let said = said(output);
+        assert_eq!(output.status.code(), Some(1), "check {step}: {said}");
+        assert!(
+            said.contains(&format!("Your `{function}` (")),
+            "check {step} did not name `{function}`: {said}"
+        );
+    }
+}
+
+/// The probe's copy of step 3 cannot be written (a file stands where its
+/// folder goes): the verdict is about the tool, and names the place.
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn a_probe_that_cannot_write_its_copy_blames_the_tool_not_the_code() {
+    let copy = WarmCopy::new("unwritable");
+    copy.write_track(
+        (3, "step03-sleep"),
+        "Timer::cmp",
+        (
+            "(other.deadline, other.sequence)",
+            "(other.deadline, self.sequence)",
+        ),
+    );
+    let probes = copy.dir.join("target").join("workshop-probe");
+    fs::create_dir_all(&probes).unwrap();
+    fs::write(probes.join("step03"), "in the way").unwrap();
+    let output = copy.check(3).output().expect("check runs");
+    let said = said(&output);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(said.contains("not your code"), "{said}");
+    let place = probes.join("step03").display().to_string();
+    assert!(said.contains(&place), "the place is not named: {said}");
+    for blame in ["Your `", "more than one may be wrong", "Next: write"] {
+        assert!(!said.contains(blame), "it spoke of the code: {said}");
+    }
+}
