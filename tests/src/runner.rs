@@ -26,7 +26,10 @@ use std::time::{Duration, Instant};
 
 mod processes;
 
-pub use processes::{adopt_orphans, end_everything_on_interrupt};
+pub use processes::{
+    adopt_orphans, end_everything_on_interrupt, end_what_killed_checks_left,
+    record_tests_in,
+};
 
 /// How long one test may run. Far longer than any correct test needs,
 /// even with both cores busy, and longer than the tests' own guard

@@ -10,10 +10,27 @@
 //! that left its test's group (`setsid`) would escape both; on Linux,
 //! `check` adopts such orphans (it is their "subreaper") and ends and
 //! names any it finds once a test is over.
+//!
+//! A check killed outright (`kill -9`, a closed laptop lid, a killed
+//! terminal) can end nothing: its tests and what they started live on. So
+//! `check` records each test it starts in `.workshop/running/` (and removes
+//! the entry once the test is over), and the next `check` in the checkout
+//! ends what a dead check's tests left running, and names it. Only a dead
+//! check's: two checks may run at once, and a live one's tests are its own.
+//! Only processes that are provably still those tests' own: on Linux, each
+//! test is started with the check's identity (pid and start time) in its
+//! environment, which whatever it starts inherits, and `/proc` shows it;
+//! a pid since reused by another program does not carry it. Where the OS
+//! gives no such proof (macOS), the next `check` names the groups still
+//! there, with the command that ends them, and ends nothing. On Windows
+//! nothing is recorded: a killed check's tests run on until they end on
+//! their own (each guards itself with a deadline of seconds, but a server
+//! a test started may not).
 
 use std::io;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 /// A process `check` started and has not reaped yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,9 +54,16 @@ pub fn spawn_test(command: &mut Command) -> io::Result<Child> {
     in_a_process_group_of_its_own(command);
     // Noted under the same lock as spawned: `end_escaped` must never take
     // a test just started for an orphan.
+    let record = RECORD.get();
+    if let Some(record) = record {
+        command.env(STARTED_BY, &record.owner);
+    }
     let mut noted = started();
     let child = command.spawn()?;
     noted.push(Started::Group(child.id()));
+    if let Some(record) = record {
+        record.note(child.id(), command);
+    }
     Ok(child)
 }
 
@@ -66,6 +90,9 @@ pub fn end_test(child: &mut Child) -> Vec<String> {
     let _ = child.kill();
     let _ = child.wait();
     started().retain(|p| *p != Started::Group(child.id()));
+    if let Some(record) = RECORD.get() {
+        record.forget(child.id());
+    }
     end_escaped(Some(child.id()))
 }
 
@@ -118,6 +145,9 @@ fn end_all() -> usize {
             Started::Group(id) => {
                 if let Some(pid) = pid(id) {
                     let _ = kill_process_group(pid, Signal::KILL);
+                }
+                if let Some(record) = RECORD.get() {
+                    record.forget(id);
                 }
             }
             Started::Process(id) => {
@@ -181,37 +211,421 @@ struct Process {
     command: String,
     /// A zombie: ended, not yet reaped.
     ended: bool,
+    /// Clock ticks from boot to its start: with its id, which process it is
+    /// (an id is reused, never at the same tick).
+    started: u64,
 }
 
-/// Every process, from `/proc/<id>/stat` (the command is in parentheses
-/// and may hold spaces).
+/// Every process, from `/proc/<id>/stat`.
 #[cfg(target_os = "linux")]
 fn processes() -> Vec<Process> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_string_lossy().parse().ok())
+        .filter_map(process)
+        .collect()
+}
+
+/// The process `id`, if it exists (the command is in parentheses and may
+/// hold spaces and parentheses).
+#[cfg(target_os = "linux")]
+fn process(id: u32) -> Option<Process> {
+    let stat = std::fs::read_to_string(format!("/proc/{id}/stat")).ok()?;
+    let (open, close) = (stat.find('(')?, stat.rfind(')')?);
+    // Fields from the third (the state) on: `proc(5)` counts from one.
+    let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+    Some(Process {
+        id,
+        parent: fields.get(1)?.parse().ok()?,
+        group: fields.get(2)?.parse().ok()?,
+        command: stat[open + 1..close].to_owned(),
+        ended: fields.first() == Some(&"Z"),
+        started: fields.get(19)?.parse().ok()?,
+    })
+}
+
+// ---------------------------------------------------------------------------
+// What a killed check left running.
+
+/// The variable each test of a recording check is started with: the
+/// check's identity, inherited by whatever the test starts.
+const STARTED_BY: &str = "WORKSHOP_STARTED_BY_CHECK";
+
+/// Where this process records the tests it starts, once asked to.
+static RECORD: OnceLock<Record> = OnceLock::new();
+
+/// A check's record of its running tests: a file for each, named after
+/// the check and the test's group, so that two checks never write the same.
+#[derive(Debug)]
+struct Record {
+    dir: PathBuf,
+    /// The check's identity (`identity`).
+    owner: String,
+}
+
+/// The folder of the records of the checks of the checkout at `root`.
+fn running_dir(root: &Path) -> PathBuf {
+    root.join(".workshop").join("running")
+}
+
+/// From now on, the tests this process starts are recorded in the checkout
+/// at `root`, for the next check to end what they leave should this one be
+/// killed. Unix only: see the module's comment.
+pub fn record_tests_in(root: &Path) {
+    if let Some(owner) = identity(std::process::id()) {
+        let _ = RECORD.set(Record {
+            dir: running_dir(root),
+            owner,
+        });
+    }
+}
+
+impl Record {
+    fn file(&self, group: u32) -> PathBuf {
+        let owner = self.owner.split(':').next().unwrap_or_default();
+        self.dir.join(format!("{owner}-{group}"))
+    }
+
+    /// Notes the test leading `group`. Written aside and renamed, so that
+    /// another check never reads half an entry; a record that cannot be
+    /// written costs only the cleanup after a kill, never the test.
+    fn note(&self, group: u32, command: &Command) {
+        let program = Path::new(command.get_program()).file_name();
+        let program = program.unwrap_or_default().to_string_lossy();
+        let file = self.file(group);
+        let aside = file.with_extension("new");
+        let _ = std::fs::create_dir_all(&self.dir);
+        let entry = format!("{}\n{group}\n{program}\n", self.owner);
+        if std::fs::write(&aside, entry).is_ok() {
+            let _ = std::fs::rename(&aside, &file);
+        }
+    }
+
+    fn forget(&self, group: u32) {
+        let _ = std::fs::remove_file(self.file(group));
+    }
+}
+
+/// A test a check recorded.
+#[derive(Debug)]
+struct Entry {
+    file: PathBuf,
+    owner: String,
+    /// Read where the OS gives no proof of a process's origin, to name the
+    /// group instead (on Linux the environment is that proof).
+    #[cfg_attr(any(target_os = "linux", not(unix)), allow(dead_code))]
+    group: u32,
+    #[cfg_attr(any(target_os = "linux", not(unix)), allow(dead_code))]
+    command: String,
+}
+
+/// The entries in `dir`, skipping any being written (`Record::note`).
+fn entries(dir: &Path) -> Vec<Entry> {
     let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(id) = entry.file_name().to_string_lossy().parse::<u32>() else {
+    for file in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let file = file.path();
+        if file.extension().is_some() {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&file) else {
             continue;
         };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+        let mut lines = text.lines();
+        let (Some(owner), Some(Ok(group)), Some(command)) =
+            (lines.next(), lines.next().map(str::parse), lines.next())
+        else {
             continue;
         };
-        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
-            continue;
-        };
-        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
-        let (Some(parent), Some(group)) = (
-            fields.get(1).and_then(|f| f.parse().ok()),
-            fields.get(2).and_then(|f| f.parse().ok()),
-        ) else {
-            continue;
-        };
-        found.push(Process {
-            id,
-            parent,
+        found.push(Entry {
+            owner: owner.to_owned(),
             group,
-            command: stat[open + 1..close].to_owned(),
-            ended: fields.first() == Some(&"Z"),
+            command: command.to_owned(),
+            file,
         });
     }
     found
+}
+
+/// Who `id` is, as far as this OS can tell, or `None` if it is not running:
+/// on Linux its id and start, which no later process shares; elsewhere on
+/// Unix its id alone (a reused id then passes for the first: the check
+/// that recorded it is taken for alive, and nothing of its is ended).
+#[cfg(target_os = "linux")]
+fn identity(id: u32) -> Option<String> {
+    process(id)
+        .filter(|process| !process.ended)
+        .map(|process| format!("{id}:{}", process.started))
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn identity(id: u32) -> Option<String> {
+    // Another user's process answers "not permitted": it runs.
+    match rustix::process::test_kill_process(pid(id)?) {
+        Err(rustix::io::Errno::SRCH) => None,
+        _ => Some(id.to_string()),
+    }
+}
+
+#[cfg(not(unix))]
+fn identity(_id: u32) -> Option<String> {
+    None // nothing is recorded: see the module's comment
+}
+
+fn is_alive(owner: &str) -> bool {
+    let id = owner.split(':').next().and_then(|id| id.parse().ok());
+    id.and_then(identity).as_deref() == Some(owner)
+}
+
+/// What `end_leftovers` found of dead checks' tests.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Leftovers {
+    /// Ended, as `pid (command)`.
+    ended: Vec<String>,
+    /// Still there, but not provably theirs: not ended, as `group (command)`.
+    unproven: Vec<String>,
+}
+
+/// Ends what checks killed earlier in the checkout at `root` left running,
+/// or names it where it cannot be proved theirs, in a line on stderr.
+pub fn end_what_killed_checks_left(root: &Path) {
+    let found = end_leftovers(&running_dir(root));
+    if !found.ended.is_empty() {
+        eprintln!(
+            "ended what a check killed earlier left running: {}",
+            found.ended.join(", ")
+        );
+    }
+    if !found.unproven.is_empty() {
+        eprintln!(
+            "a check killed earlier may have left these process groups running \
+             (not ended: this system cannot prove they are still its tests'; \
+             `kill -9 -- -GROUP` ends one): {}",
+            found.unproven.join(", ")
+        );
+    }
+}
+
+/// Ends the leftovers of the entries in `dir` whose check is dead, and
+/// removes those entries. A live check's are never touched.
+fn end_leftovers(dir: &Path) -> Leftovers {
+    let dead: Vec<Entry> = entries(dir)
+        .into_iter()
+        .filter(|entry| !is_alive(&entry.owner))
+        .collect();
+    if dead.is_empty() {
+        return Leftovers::default();
+    }
+    let found = end_started_by(&dead);
+    for entry in &dead {
+        let _ = std::fs::remove_file(&entry.file);
+    }
+    found
+}
+
+/// Ends every process started by the dead checks' tests, known by the
+/// identity of the check each carries (`STARTED_BY`): in their groups or
+/// out of them, and never a process that took a recorded id since.
+#[cfg(target_os = "linux")]
+fn end_started_by(dead: &[Entry]) -> Leftovers {
+    use rustix::process::{Signal, kill_process};
+    let me = std::process::id();
+    let mut ended = Vec::new();
+    for process in processes() {
+        // Not itself: a check a killed check's test started carries that
+        // check's identity too.
+        if process.ended || process.id == me {
+            continue;
+        }
+        let Some(owner) = started_by(process.id) else {
+            continue;
+        };
+        if dead.iter().any(|entry| entry.owner == owner) {
+            if let Some(id) = pid(process.id) {
+                let _ = kill_process(id, Signal::KILL);
+            }
+            ended.push(format!("{} ({})", process.id, process.command));
+        }
+    }
+    Leftovers {
+        ended,
+        unproven: Vec::new(),
+    }
+}
+
+/// Names the dead checks' groups still there: without a process's
+/// environment to read, a group of that id may be another program's.
+#[cfg(all(unix, not(target_os = "linux")))]
+fn end_started_by(dead: &[Entry]) -> Leftovers {
+    let unproven = dead
+        .iter()
+        .filter(|entry| {
+            pid(entry.group).is_some_and(|group| {
+                rustix::process::test_kill_process_group(group).is_ok()
+            })
+        })
+        .map(|entry| format!("{} ({})", entry.group, entry.command))
+        .collect();
+    Leftovers {
+        ended: Vec::new(),
+        unproven,
+    }
+}
+
+#[cfg(not(unix))]
+fn end_started_by(_dead: &[Entry]) -> Leftovers {
+    Leftovers::default()
+}
+
+/// The identity of the check that started process `id`'s test, if any.
+#[cfg(target_os = "linux")]
+fn started_by(id: u32) -> Option<String> {
+    let environment = std::fs::read(format!("/proc/{id}/environ")).ok()?;
+    let prefix = format!("{STARTED_BY}=");
+    environment
+        .split(|byte| *byte == 0)
+        .find_map(|variable| variable.strip_prefix(prefix.as_bytes()))
+        .map(|owner| String::from_utf8_lossy(owner).into_owned())
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::env;
+    use std::fs;
+    use std::process::Stdio;
+    use std::thread;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// Tells `plays_a_check_when_asked` where to record its test.
+    const PLAY: &str = "WORKSHOP_PROCESSES_SELF_TEST";
+
+    /// Does nothing in a normal run; started by the test below, it is a
+    /// check in small: records a test that never ends, notes its pid, and
+    /// waits to be killed (a minute at most).
+    #[test]
+    fn plays_a_check_when_asked() {
+        let Ok(dir) = env::var(PLAY) else {
+            return;
+        };
+        let dir = PathBuf::from(dir);
+        let _ = RECORD.set(Record {
+            dir: dir.join("running"),
+            owner: identity(std::process::id()).expect("myself"),
+        });
+        // Left running on purpose: the next check must end it.
+        #[allow(clippy::zombie_processes)]
+        let test = spawn_test(&mut long_sleep()).expect("the test starts");
+        fs::write(dir.join("pid"), test.id().to_string()).expect("a pid file");
+        thread::sleep(Duration::from_secs(60));
+    }
+
+    /// A process that runs ten minutes unless ended, saying nothing.
+    fn long_sleep() -> Command {
+        let mut sleep = Command::new("sleep");
+        sleep
+            .arg("600")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        sleep
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            env::temp_dir().join(format!("processes-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("a scratch folder");
+        dir
+    }
+
+    /// Waits until `file` holds a pid, at most a minute.
+    fn noted_pid(file: &Path) -> u32 {
+        for _ in 0..3000 {
+            if let Ok(pid) = fs::read_to_string(file).unwrap_or_default().parse() {
+                return pid;
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        panic!("no pid was noted in {}", file.display());
+    }
+
+    fn is_running(id: u32) -> bool {
+        process(id).is_some_and(|process| !process.ended)
+    }
+
+    /// Whether `id` ends within five seconds.
+    fn ends(id: u32) -> bool {
+        (0..250).any(|_| {
+            thread::sleep(Duration::from_millis(20));
+            !is_running(id)
+        })
+    }
+
+    /// Ends `id` if it still runs: a failed test leaves nothing behind.
+    fn kill(id: u32) {
+        if let Some(id) = pid(id) {
+            let _ = rustix::process::kill_process(id, rustix::process::Signal::KILL);
+        }
+    }
+
+    #[test]
+    fn a_killed_checks_test_is_ended_by_the_next_check_a_live_ones_never() {
+        let dir = scratch("killed");
+        let mut check = Command::new(env::current_exe().expect("myself"))
+            .args([
+                "runner::processes::tests::plays_a_check_when_asked",
+                "--exact",
+            ])
+            .env(PLAY, &dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the check starts");
+        let test = noted_pid(&dir.join("pid"));
+        let while_alive = end_leftovers(&dir.join("running"));
+        let _ = check.kill(); // SIGKILL: the check can end nothing itself
+        let _ = check.wait();
+        let outlived = is_running(test);
+        let next = end_leftovers(&dir.join("running"));
+        let ended = ends(test);
+        kill(test);
+        let left = entries(&dir.join("running")).len();
+        let _ = fs::remove_dir_all(&dir);
+        assert_eq!(while_alive, Leftovers::default(), "a live check's test");
+        assert!(outlived, "the test {test} ended with the killed check");
+        assert!(ended, "the test {test} outlived the next check: {next:?}");
+        assert_eq!(next.ended, [format!("{test} (sleep)")]);
+        assert_eq!(left, 0, "the dead check's entry is removed");
+    }
+
+    #[test]
+    fn a_recorded_group_now_another_programs_is_not_ended() {
+        let dir = scratch("reused");
+        // A check that recorded a test, then died.
+        let mut owner = long_sleep().spawn().expect("a process");
+        let dead_owner = identity(owner.id()).expect("it runs");
+        let _ = owner.kill();
+        let _ = owner.wait();
+        // The group's id, since taken by a program no check started.
+        let mut other = long_sleep();
+        in_a_process_group_of_its_own(&mut other);
+        let mut other = other.spawn().expect("another program");
+        let record = Record {
+            dir: dir.clone(),
+            owner: dead_owner,
+        };
+        record.note(other.id(), &Command::new("step03_timers"));
+        let found = end_leftovers(&dir);
+        let survived = is_running(other.id());
+        let _ = other.kill();
+        let _ = other.wait();
+        let left = entries(&dir).len();
+        let _ = fs::remove_dir_all(&dir);
+        assert_eq!(found, Leftovers::default());
+        assert!(survived, "a process no check started was ended");
+        assert_eq!(left, 0, "the dead check's entry is removed");
+    }
 }

@@ -150,6 +150,8 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             let step = Step::find(&find_root(&here)?, n)?;
             runner::end_everything_on_interrupt();
             runner::adopt_orphans();
+            runner::end_what_killed_checks_left(&step.root);
+            runner::record_tests_in(&step.root);
             let checked = check(&step, None, &Progress::new(false))?;
             times::checked(&step, &checked);
             println!("{}", checked.report);

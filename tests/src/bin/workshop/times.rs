@@ -13,6 +13,7 @@
 //! the teacher collects from each participant; `times FILE...` reads the
 //! collected files and prints the rows of the teacher's pilot table.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
@@ -193,11 +194,36 @@ fn append(root: &Path, notes: &[Note]) {
 
 /// The record as kept; lines it cannot read (a hand edit) are skipped.
 pub fn read(root: &Path) -> Vec<Note> {
-    fs::read_to_string(record_file(root))
-        .unwrap_or_default()
-        .lines()
-        .filter_map(parse_note)
-        .collect()
+    read_with_damage(root).0
+}
+
+/// The record as kept, and a sentence naming each damaged line. Read line
+/// by line, so that one bad byte (a crash mid-write, an editor's encoding)
+/// costs at most its own line, never the whole record: its bytes that are
+/// not UTF-8 are replaced by U+FFFD and the line still counts if it reads.
+fn read_with_damage(root: &Path) -> (Vec<Note>, Vec<String>) {
+    let bytes = fs::read(record_file(root)).unwrap_or_default();
+    let (mut notes, mut damaged) = (Vec::new(), Vec::new());
+    for (index, raw) in bytes.split(|byte| *byte == b'\n').enumerate() {
+        let line = String::from_utf8_lossy(raw);
+        let note = parse_note(&line);
+        let is_header = index == 0 && line.starts_with("seconds_since_1970_utc,");
+        let damage = if is_header || line.trim().is_empty() {
+            None
+        } else if note.is_none() {
+            Some("cannot be read, and is left out")
+        } else if matches!(line, Cow::Owned(_)) {
+            Some("has bytes that are not text, shown as \u{fffd}")
+        } else {
+            None
+        };
+        if let Some(damage) = damage {
+            let shown = line.trim_end();
+            damaged.push(format!("line {} {damage}: {shown}", index + 1));
+        }
+        notes.extend(note);
+    }
+    (notes, damaged)
 }
 
 fn parse_note(line: &str) -> Option<Note> {
@@ -264,13 +290,20 @@ pub fn per_step(record: &[Note]) -> Vec<StepTimes> {
 
 /// `cargo workshop times`: one line per started step.
 pub fn table(root: &Path) -> String {
-    let steps = per_step(&read(root));
-    if steps.is_empty() {
-        return "No step started yet: `cargo workshop start N` starts the clock \
-                for step N."
-            .to_owned();
+    let (record, damaged) = read_with_damage(root);
+    let mut out = String::new();
+    for line in &damaged {
+        let _ = writeln!(out, ".workshop/times.csv, {line}");
     }
-    let mut out = String::from(
+    let steps = per_step(&record);
+    if steps.is_empty() {
+        out.push_str(
+            "No step started yet: `cargo workshop start N` starts the clock for \
+             step N.",
+        );
+        return out;
+    }
+    out.push_str(
         "step  started (UTC)     done    minutes from start to each function's \
          first pass\n",
     );
@@ -576,6 +609,29 @@ mod tests {
             9,
         );
         assert_eq!(new, vec![]);
+    }
+
+    #[test]
+    fn a_damaged_record_shows_its_good_rows_and_names_the_bad_one() {
+        let root = std::env::temp_dir()
+            .join(format!("workshop-times-damaged-{}", std::process::id()));
+        let file = record_file(&root);
+        fs::create_dir_all(file.parent().expect("a folder")).expect("a folder");
+        let mut text = b"seconds_since_1970_utc,step,event,function\n\
+                         0,3,started,\n\
+                         600,3,passed,Timer::c"
+            .to_vec();
+        text.extend_from_slice(b"\xffmp\n0,4,started,\n1800,4,done,\n");
+        fs::write(&file, text).expect("a record");
+        let shown = table(&root);
+        let _ = fs::remove_dir_all(&root);
+        assert!(shown.contains("\n3 "), "{shown}");
+        assert!(
+            shown.contains("\n4 ") && shown.contains("30 min"),
+            "{shown}"
+        );
+        assert!(shown.contains("line 3"), "{shown}");
+        assert!(shown.contains("Timer::c\u{fffd}mp"), "{shown}");
     }
 
     #[test]
