@@ -24,7 +24,10 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+mod output;
 mod processes;
+
+use output::Output;
 
 pub use processes::{adopt_orphans, end_everything_on_interrupt};
 
@@ -64,10 +67,6 @@ pub const HURRIED: Duration = Duration::from_secs(3);
 
 /// How often a long build or test run says it is still going.
 const TICK: Duration = Duration::from_secs(10);
-
-/// What is kept of each output stream of a test: far more than a panic
-/// message; a test printing without end must not fill our memory.
-const KEPT_OUTPUT: usize = 256 * 1024;
 
 /// Says on stderr what `check` is doing, with the seconds since it began.
 #[derive(Debug, Clone)]
@@ -262,7 +261,7 @@ pub fn build_tests(
     }
     Ok(Err(first_error.unwrap_or_else(|| CompileError {
         package_dir: None,
-        message: tail(&collect(&stderr), 15),
+        message: tail(&collect(&stderr).text, 15),
     })))
 }
 
@@ -299,7 +298,7 @@ pub fn build_programs(
         Ok(_) => Err(format!(
             "`cargo {}` failed:\n{}",
             args.join(" "),
-            tail(&collect(&stderr), 15)
+            tail(&collect(&stderr).text, 15)
         )),
         Err(err) => Err(format!("cargo did not end: {err}")),
     }
@@ -311,7 +310,7 @@ fn spawn_cargo(
     cargo: &Cargo,
     args: &[&str],
     stdout: Stdio,
-) -> Result<(Child, Receiver<String>), String> {
+) -> Result<(Child, Receiver<Output>), String> {
     let mut child = processes::spawn_cargo(
         cargo
             .command(args)
@@ -320,7 +319,7 @@ fn spawn_cargo(
             .stderr(Stdio::piped()),
     )
     .map_err(|err| format!("could not run cargo: {err}"))?;
-    let stderr = read_in_background(child.stderr.take());
+    let stderr = read_in_background(child.stderr.take(), &[]);
     Ok((child, stderr))
 }
 
@@ -822,8 +821,8 @@ fn run_one(
         .stderr(Stdio::piped());
     let outcome = match processes::spawn_test(&mut command) {
         Ok(mut child) => {
-            let stdout = read_in_background(child.stdout.take());
-            let stderr = read_in_background(child.stderr.take());
+            let stdout = read_in_background(child.stdout.take(), &[PASSED]);
+            let stderr = read_in_background(child.stderr.take(), STDERR_SIGNS);
             let status = wait_until(&mut child, settings, orders);
             // Also ends what the test started (a demo, a server) and left.
             let escaped = processes::end_test(&mut child);
@@ -886,35 +885,62 @@ fn wait_until(child: &mut Child, settings: &Settings, orders: &Orders) -> Waited
     }
 }
 
-/// How a test ended, from its exit status and what it printed.
-fn classify(status: ExitStatus, stdout: &str, stderr: &str, name: &str) -> Outcome {
+/// How a test ended, from its exit status and the signs in all it printed
+/// (what is kept of that only shows it).
+fn classify(
+    status: ExitStatus,
+    stdout: &Output,
+    stderr: &Output,
+    name: &str,
+) -> Outcome {
+    let (printed, errors) = (&stdout.text, &stderr.text);
     if status.success() {
         // Something the test called may have ended the whole process
         // (`std::process::exit(0)`) before the test could fail.
-        return if stdout.contains(PASSED) {
+        return if stdout.held(PASSED) {
             Outcome::Passed
         } else {
-            Outcome::EndedEarly(tail(format!("{stdout}{stderr}").trim(), 15))
+            Outcome::EndedEarly(tail(format!("{printed}{errors}").trim(), 15))
         };
     }
-    if stderr.contains("has overflowed its stack") {
-        return Outcome::StackOverflow(panic_lines(stderr, name));
+    if stderr.held(OVERFLOWED) {
+        return Outcome::StackOverflow(panic_lines(errors, name));
     }
-    if ran_out_of_memory(stderr) {
-        return Outcome::OutOfMemory(panic_lines(stderr, name));
+    if OUT_OF_MEMORY.iter().any(|sign| stderr.held(sign)) {
+        return Outcome::OutOfMemory(panic_lines(errors, name));
     }
     if status.code() == Some(101) {
-        let mut message = panic_lines(stderr, name);
-        if let Some(difference) = snapshot_difference(stdout) {
+        let mut message = panic_lines(errors, name);
+        if let Some(difference) = snapshot_difference(printed) {
             message = format!("{message}\n{difference}");
         }
         return Outcome::Failed(message);
     }
-    Outcome::Crashed(panic_lines(stderr, name))
+    Outcome::Crashed(panic_lines(errors, name))
 }
 
 /// What libtest prints once the one test it ran has passed.
 const PASSED: &str = "test result: ok. 1 passed;";
+
+/// What Rust prints when a thread's stack overflows.
+const OVERFLOWED: &str = "has overflowed its stack";
+
+/// Signs on a test's stderr that it reached the memory limit: Rust aborts
+/// when an allocation fails, and a thread or a demo that cannot get memory
+/// says so in its own words.
+const OUT_OF_MEMORY: [&str; 3] = [
+    "memory allocation of",
+    "Cannot allocate memory",
+    "out of memory",
+];
+
+/// Every sign `classify` looks for on stderr.
+const STDERR_SIGNS: &[&str] = &[
+    OVERFLOWED,
+    OUT_OF_MEMORY[0],
+    OUT_OF_MEMORY[1],
+    OUT_OF_MEMORY[2],
+];
 
 /// The first changed lines of a snapshot that no longer matches, from the
 /// table insta prints on stdout; its panic message alone says only that
@@ -934,19 +960,6 @@ fn snapshot_difference(stdout: &str) -> Option<String> {
             changed.join("\n")
         )
     })
-}
-
-/// Whether a test's stderr shows it reached the memory limit: Rust aborts
-/// when an allocation fails, and a thread or a demo that cannot get memory
-/// says so in its own words.
-fn ran_out_of_memory(stderr: &str) -> bool {
-    [
-        "memory allocation of",
-        "Cannot allocate memory",
-        "out of memory",
-    ]
-    .iter()
-    .any(|sign| stderr.contains(sign))
 }
 
 /// The panics in the stderr of test `name`: each `panicked at` line and
@@ -1000,22 +1013,17 @@ fn tail(text: &str, count: usize) -> String {
 // ---------------------------------------------------------------------------
 // Processes: reading their output, bounding their memory, ending them.
 
-/// Reads `pipe` to its end on a thread of its own, keeping `KEPT_OUTPUT`
-/// bytes: the text arrives on the receiver.
-fn read_in_background(pipe: Option<impl Read + Send + 'static>) -> Receiver<String> {
+/// Reads `pipe` to its end on a thread of its own (so the writer never
+/// blocks on a full pipe), looking for `signs`: what it kept arrives on
+/// the receiver.
+fn read_in_background(
+    pipe: Option<impl Read + Send + 'static>,
+    signs: &'static [&'static str],
+) -> Receiver<Output> {
     let (sender, receiver) = mpsc::channel();
     thread::spawn(move || {
-        let mut kept = Vec::new();
-        if let Some(pipe) = pipe {
-            let mut reader = BufReader::new(pipe);
-            let _ = reader
-                .by_ref()
-                .take(KEPT_OUTPUT as u64)
-                .read_to_end(&mut kept);
-            // Drain the rest, so the writer never blocks on a full pipe.
-            let _ = std::io::copy(&mut reader, &mut std::io::sink());
-        }
-        let _ = sender.send(String::from_utf8_lossy(&kept).into_owned());
+        let kept = pipe.map(|pipe| output::read(pipe, signs));
+        let _ = sender.send(kept.unwrap_or_default());
     });
     receiver
 }
@@ -1038,7 +1046,7 @@ fn lines_in_background(
 
 /// What a reader thread read; nothing if the pipe is still held open a
 /// while after the process ended (by something that escaped it).
-fn collect(text: &Receiver<String>) -> String {
+fn collect(text: &Receiver<Output>) -> Output {
     text.recv_timeout(Duration::from_secs(5))
         .unwrap_or_default()
 }
@@ -1123,6 +1131,15 @@ mod tests {
                 assert!(huge.capacity() > 0);
             }
             Ok("panic") => panic!("the timer fired 3 ms early"),
+            Ok("print-then-pass") => print_a_lot(Print::Out),
+            Ok("print-then-panic") => {
+                print_a_lot(Print::Err);
+                panic!("the timer fired 3 ms early");
+            }
+            Ok("print-then-recurse") => {
+                print_a_lot(Print::Err);
+                assert_eq!(deeper(0), 0);
+            }
             Ok("wait-within") => {
                 crate::within(crate::HANG_LIMIT, || thread::sleep(TEST_DEADLINE));
             }
@@ -1184,6 +1201,24 @@ mod tests {
                 panic!("the workspace: {}", crate::workspace_root().display())
             }
             _ => {}
+        }
+    }
+
+    #[derive(Clone, Copy)]
+    enum Print {
+        Out,
+        Err,
+    }
+
+    /// What a participant debugging with `println!` prints: a megabyte,
+    /// far more than the runner keeps to show.
+    fn print_a_lot(to: Print) {
+        let line = "call_at: pushed a timer, the queue holds 1234 timers now";
+        for n in 0..((1 << 20) / line.len()) {
+            match to {
+                Print::Out => println!("{n:>6} {line}"),
+                Print::Err => eprintln!("{n:>6} {line}"),
+            }
         }
     }
 
@@ -1582,6 +1617,29 @@ mod tests {
     fn a_test_that_ends_its_process_with_success_has_not_passed() {
         let outcome = run_asking("exit", TEST_DEADLINE);
         assert!(matches!(outcome, Outcome::EndedEarly(_)), "{outcome:?}");
+    }
+
+    #[test]
+    fn a_test_that_prints_megabytes_before_it_passes_passes() {
+        assert_eq!(
+            run_asking("print-then-pass", TEST_DEADLINE),
+            Outcome::Passed
+        );
+    }
+
+    #[test]
+    fn a_test_that_prints_megabytes_before_its_panic_shows_the_panic() {
+        let outcome = run_asking("print-then-panic", TEST_DEADLINE);
+        let Outcome::Failed(message) = outcome else {
+            panic!("expected a failure, got {outcome:?}");
+        };
+        assert!(message.contains("the timer fired 3 ms early"), "{message}");
+    }
+
+    #[test]
+    fn a_stack_overflow_after_megabytes_of_output_is_named() {
+        let outcome = run_asking("print-then-recurse", TEST_DEADLINE);
+        assert!(matches!(outcome, Outcome::StackOverflow(_)), "{outcome:?}");
     }
 
     #[test]
