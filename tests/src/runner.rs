@@ -24,8 +24,11 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+mod memory;
 mod output;
 mod processes;
+
+pub use memory::TOGETHER_GIB;
 
 use output::Output;
 
@@ -38,7 +41,8 @@ pub use processes::{adopt_orphans, end_everything_on_interrupt};
 pub const TEST_DEADLINE: Duration = Duration::from_secs(25);
 
 /// The memory a test process (and any demo it starts) may use: far more
-/// than any test needs, and the two that run at once stay under 2 GiB.
+/// than any test needs. Up to eight tests run at once, so what they hold
+/// together is bounded apart (`TOGETHER_GIB`, the `memory` module).
 pub const MEMORY_LIMIT_GIB: u64 = 1;
 
 /// How many tests run at once: the two cores any laptop has. More would
@@ -493,9 +497,7 @@ impl Outcome {
                 format!("did not finish in {} s: stopped", after.as_secs())
             }
             Outcome::StackOverflow(_) => "stack overflow".to_owned(),
-            Outcome::OutOfMemory(_) => {
-                format!("used more than {MEMORY_LIMIT_GIB} GiB: stopped")
-            }
+            Outcome::OutOfMemory(_) => "used too much memory: stopped".to_owned(),
             Outcome::Crashed(_) => "crashed".to_owned(),
             Outcome::EndedEarly(_) => {
                 "ended its process before it finished".to_owned()
@@ -605,6 +607,8 @@ struct Orders {
     /// (`Settings::enough_hangs`).
     hangs: AtomicUsize,
     hung_enough: AtomicBool,
+    /// What the tests running hold together; the biggest stops past a sum.
+    memory: Arc<memory::Watch>,
 }
 
 impl Orders {
@@ -646,6 +650,7 @@ pub fn run_tests_until(
     let _capped = MemoryCap::new();
     let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
     let orders = Arc::new(Orders::default());
+    let _watching = memory::Watch::start(&orders.memory);
     let hurry = &orders.hurry;
     let (sender, received) = mpsc::channel();
     for _ in 0..settings.at_once {
@@ -821,9 +826,11 @@ fn run_one(
         .stderr(Stdio::piped());
     let outcome = match processes::spawn_test(&mut command) {
         Ok(mut child) => {
+            orders.memory.add(child.id());
             let stdout = read_in_background(child.stdout.take(), &[PASSED]);
             let stderr = read_in_background(child.stderr.take(), STDERR_SIGNS);
             let status = wait_until(&mut child, settings, orders);
+            let stopped_for_memory = orders.memory.remove(child.id());
             // Also ends what the test started (a demo, a server) and left.
             let escaped = processes::end_test(&mut child);
             if !escaped.is_empty() {
@@ -837,9 +844,10 @@ fn run_one(
             match status {
                 Waited::Stopped => return None,
                 Waited::Deadline => Outcome::TimedOut(settings.deadline),
-                Waited::Exited(status) => {
-                    classify(status, &stdout, &stderr, &case.name)
-                }
+                Waited::Exited(status) => match stopped_for_memory {
+                    Some(why) => Outcome::OutOfMemory(why),
+                    None => classify(status, &stdout, &stderr, &case.name),
+                },
             }
         }
         Err(err) => Outcome::Crashed(format!("could not start the test: {err}")),
@@ -1131,6 +1139,7 @@ mod tests {
                 assert!(huge.capacity() > 0);
             }
             Ok("panic") => panic!("the timer fired 3 ms early"),
+            Ok("run-away") => run_away(),
             Ok("print-then-pass") => print_a_lot(Print::Out),
             Ok("print-then-panic") => {
                 print_a_lot(Print::Err);
@@ -1219,6 +1228,19 @@ mod tests {
                 Print::Out => println!("{n:>6} {line}"),
                 Print::Err => eprintln!("{n:>6} {line}"),
             }
+        }
+    }
+
+    /// A loop that never ends while something grows, as fast as it can:
+    /// the pid noted first, in `PID_FILE`'s folder, for the tests to watch.
+    fn run_away() {
+        let dir = PathBuf::from(env::var(PID_FILE).expect("a folder"));
+        let pid = std::process::id();
+        fs::write(dir.join(pid.to_string()), "").expect("a pid file");
+        let mut grown: Vec<Vec<u8>> = Vec::new();
+        loop {
+            // Filled, so each page is touched and resident.
+            grown.push(vec![1; 1 << 20]);
         }
     }
 
@@ -1640,6 +1662,72 @@ mod tests {
     fn a_stack_overflow_after_megabytes_of_output_is_named() {
         let outcome = run_asking("print-then-recurse", TEST_DEADLINE);
         assert!(matches!(outcome, Outcome::StackOverflow(_)), "{outcome:?}");
+    }
+
+    /// The most the processes whose pids are noted in `dir` held resident
+    /// together, looked at every millisecond until `done`.
+    #[cfg(target_os = "linux")]
+    fn most_resident_together(dir: &Path, done: &AtomicBool) -> u64 {
+        let mut most = 0;
+        while !done.load(Ordering::SeqCst) {
+            let together_kib: u64 = fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|entry| {
+                    let pid = entry.file_name().to_string_lossy().into_owned();
+                    let status =
+                        fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+                    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+                    line.split_whitespace().nth(1)?.parse::<u64>().ok()
+                })
+                .sum();
+            most = most.max(together_kib << 10);
+            thread::sleep(Duration::from_millis(1));
+        }
+        most
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn six_runaway_tests_at_once_stay_under_the_stated_total() {
+        let places =
+            env::temp_dir().join(format!("runner-runaways-{}", std::process::id()));
+        fs::create_dir_all(&places).expect("a folder");
+        let settings = Settings {
+            package_dir: env::current_dir().expect("a current folder"),
+            deadline: TEST_DEADLINE,
+            env: vec![
+                (ASK.to_owned(), "run-away".to_owned()),
+                (PID_FILE.to_owned(), places.display().to_string()),
+            ],
+            enough_hangs: None,
+            slow: SLOW,
+            hurried: HURRIED,
+            at_once: 6,
+            left_out_when_hurried: Vec::new(),
+        };
+        // Six names for one test, as `check` never runs one twice.
+        let cases: Vec<TestCase> = (1..=6)
+            .map(|n| TestCase {
+                file: format!("lib-{n}"),
+                ..myself()
+            })
+            .collect();
+        let done = AtomicBool::new(false);
+        let (most, ran) = thread::scope(|scope| {
+            let most = scope.spawn(|| most_resident_together(&places, &done));
+            let ran = run_tests(&cases, &settings, &Progress::new(true));
+            done.store(true, Ordering::SeqCst);
+            (most.join().expect("the watcher"), ran)
+        });
+        let _ = fs::remove_dir_all(&places);
+        let mib = most >> 20;
+        eprintln!("six runaway tests held {mib} MiB resident together at most");
+        assert!(most < TOGETHER_GIB << 30, "{mib} MiB together");
+        for run in &ran.runs {
+            assert!(matches!(run.outcome, Outcome::OutOfMemory(_)), "{run:?}");
+        }
     }
 
     #[test]
