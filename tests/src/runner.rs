@@ -10,8 +10,11 @@
 //! module does it itself: Cargo builds the test executables and names them
 //! (`cargo test --no-run --message-format=json`), each executable lists its
 //! tests, and every test runs as a process of its own, two at a time, each
-//! with a deadline and, on Linux, a memory limit. Lines on stderr say what
-//! is being built or run, so no minute passes in silence.
+//! with a deadline and, on Linux, a memory limit, and the memory of those
+//! at once bounded too (`memory`). A verdict rests on the exit status and
+//! on signs looked for in all a test printed, however much (`output`).
+//! Lines on stderr say what is being built or run, so no minute passes in
+//! silence.
 
 use std::collections::VecDeque;
 use std::env;

@@ -13,6 +13,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+#[cfg(target_os = "linux")]
 use std::time::Duration;
 
 /// The memory the tests running at once hold together, at most: the sum
@@ -26,13 +27,16 @@ use std::time::Duration;
 pub const TOGETHER_GIB: u64 = 2;
 
 /// The sum of resident memory past which the test holding the most stops.
+#[cfg(target_os = "linux")]
 const STOP_AT: u64 = (TOGETHER_GIB << 30) * 5 / 8;
 
 /// How long the watcher waits between looks while the sum is under half
 /// `STOP_AT`: a test grows by some hundred megabytes in that time at most.
+#[cfg(target_os = "linux")]
 const CALM: Duration = Duration::from_millis(50);
 
 /// How long it waits between looks while the sum is higher.
+#[cfg(target_os = "linux")]
 const CLOSE: Duration = Duration::from_millis(5);
 
 /// The process groups of the tests running, and those stopped for memory.

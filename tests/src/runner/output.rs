@@ -73,20 +73,58 @@ impl Signs {
         let Some(longest) = longest else { return };
         let mut window = std::mem::take(&mut self.carried);
         window.extend_from_slice(bytes);
-        // Through `str::contains`, which std ships optimized: `check` runs
-        // unoptimized, and a slow search here slows the reading, so a test
-        // printing megabytes would wait on its pipe and miss its timings.
         // A byte that is not UTF-8 becomes U+FFFD, and the signs are ASCII:
-        // none is hidden or made up.
-        let text = String::from_utf8_lossy(&window);
+        // none is hidden or made up. Made only when needed, as it costs
+        // more than a quick look for a sign's rarest letter.
+        let mut text = None;
         for sign in &self.wanted {
-            if !self.seen.contains(sign) && text.contains(sign) {
+            let Some((offset, rare)) = rarest_letter(sign) else {
+                continue;
+            };
+            if self.seen.contains(sign) || !window.contains(&rare) {
+                continue;
+            }
+            let text = text.get_or_insert_with(|| String::from_utf8_lossy(&window));
+            if holds(text, sign, offset) {
                 self.seen.push(sign);
             }
         }
         let carry_from = window.len().saturating_sub(longest - 1);
         self.carried = window.split_off(carry_from);
     }
+}
+
+/// Whether `text` holds `sign`, whose rarest letter is at `offset`: fast
+/// even unoptimized, as `check` runs. There `str::contains` reads some 200
+/// MB/s, and a reader that slow made a test printing a megabyte wait on
+/// its pipe for 20 ms, enough to miss a timing. So only the places holding
+/// the rarest letter are compared, found by `str::find(char)`, which std's
+/// own optimized `memchr` does.
+fn holds(text: &str, sign: &str, offset: usize) -> bool {
+    let rare = char::from(sign.as_bytes()[offset]);
+    let (bytes, sign) = (text.as_bytes(), sign.as_bytes());
+    let mut from = 0;
+    while let Some(found) = text[from..].find(rare) {
+        let at = from + found;
+        if at >= offset && bytes[at - offset..].starts_with(sign) {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
+
+/// The letter of `sign` (ASCII) least common in English text, and where:
+/// letters by how common they are, and any other character rarer than
+/// all.
+fn rarest_letter(sign: &str) -> Option<(usize, u8)> {
+    const COMMON_FIRST: &[u8] = b" etaoinshrdlcumwfgypbvkjxqz";
+    sign.bytes().enumerate().max_by_key(|(_, letter)| {
+        COMMON_FIRST
+            .iter()
+            .position(|common| common == letter)
+            .unwrap_or(usize::MAX)
+    })
 }
 
 /// The first and last `KEPT_EACH_END` bytes of a stream, and how long it
