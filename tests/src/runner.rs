@@ -10,8 +10,11 @@
 //! module does it itself: Cargo builds the test executables and names them
 //! (`cargo test --no-run --message-format=json`), each executable lists its
 //! tests, and every test runs as a process of its own, two at a time, each
-//! with a deadline and, on Linux, a memory limit. Lines on stderr say what
-//! is being built or run, so no minute passes in silence.
+//! with a deadline and, on Linux, a memory limit, and the memory of those
+//! at once bounded too (`memory`). A verdict rests on the exit status and
+//! on signs looked for in all a test printed, however much (`output`).
+//! Lines on stderr say what is being built or run, so no minute passes in
+//! silence.
 
 use std::collections::VecDeque;
 use std::env;
@@ -24,7 +27,13 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+mod memory;
+mod output;
 mod processes;
+
+pub use memory::TOGETHER_GIB;
+
+use output::Output;
 
 pub use processes::{
     adopt_orphans, end_everything_on_interrupt, end_what_killed_checks_left,
@@ -38,7 +47,8 @@ pub use processes::{
 pub const TEST_DEADLINE: Duration = Duration::from_secs(25);
 
 /// The memory a test process (and any demo it starts) may use: far more
-/// than any test needs, and the two that run at once stay under 2 GiB.
+/// than any test needs. Up to eight tests run at once, so what they hold
+/// together is bounded apart (`TOGETHER_GIB`, the `memory` module).
 pub const MEMORY_LIMIT_GIB: u64 = 1;
 
 /// How many tests run at once: the two cores any laptop has. More would
@@ -67,10 +77,6 @@ pub const HURRIED: Duration = Duration::from_secs(3);
 
 /// How often a long build or test run says it is still going.
 const TICK: Duration = Duration::from_secs(10);
-
-/// What is kept of each output stream of a test: far more than a panic
-/// message; a test printing without end must not fill our memory.
-const KEPT_OUTPUT: usize = 256 * 1024;
 
 /// Says on stderr what `check` is doing, with the seconds since it began.
 #[derive(Debug, Clone)]
@@ -265,7 +271,7 @@ pub fn build_tests(
     }
     Ok(Err(first_error.unwrap_or_else(|| CompileError {
         package_dir: None,
-        message: tail(&collect(&stderr), 15),
+        message: tail(&collect(&stderr).text, 15),
     })))
 }
 
@@ -302,7 +308,7 @@ pub fn build_programs(
         Ok(_) => Err(format!(
             "`cargo {}` failed:\n{}",
             args.join(" "),
-            tail(&collect(&stderr), 15)
+            tail(&collect(&stderr).text, 15)
         )),
         Err(err) => Err(format!("cargo did not end: {err}")),
     }
@@ -314,7 +320,7 @@ fn spawn_cargo(
     cargo: &Cargo,
     args: &[&str],
     stdout: Stdio,
-) -> Result<(Child, Receiver<String>), String> {
+) -> Result<(Child, Receiver<Output>), String> {
     let mut child = processes::spawn_cargo(
         cargo
             .command(args)
@@ -323,7 +329,7 @@ fn spawn_cargo(
             .stderr(Stdio::piped()),
     )
     .map_err(|err| format!("could not run cargo: {err}"))?;
-    let stderr = read_in_background(child.stderr.take());
+    let stderr = read_in_background(child.stderr.take(), &[]);
     Ok((child, stderr))
 }
 
@@ -497,9 +503,7 @@ impl Outcome {
                 format!("did not finish in {} s: stopped", after.as_secs())
             }
             Outcome::StackOverflow(_) => "stack overflow".to_owned(),
-            Outcome::OutOfMemory(_) => {
-                format!("used more than {MEMORY_LIMIT_GIB} GiB: stopped")
-            }
+            Outcome::OutOfMemory(_) => "used too much memory: stopped".to_owned(),
             Outcome::Crashed(_) => "crashed".to_owned(),
             Outcome::EndedEarly(_) => {
                 "ended its process before it finished".to_owned()
@@ -609,6 +613,8 @@ struct Orders {
     /// (`Settings::enough_hangs`).
     hangs: AtomicUsize,
     hung_enough: AtomicBool,
+    /// What the tests running hold together; the biggest stops past a sum.
+    memory: Arc<memory::Watch>,
 }
 
 impl Orders {
@@ -650,6 +656,7 @@ pub fn run_tests_until(
     let _capped = MemoryCap::new();
     let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
     let orders = Arc::new(Orders::default());
+    let _watching = memory::Watch::start(&orders.memory);
     let hurry = &orders.hurry;
     let (sender, received) = mpsc::channel();
     for _ in 0..settings.at_once {
@@ -825,9 +832,11 @@ fn run_one(
         .stderr(Stdio::piped());
     let outcome = match processes::spawn_test(&mut command) {
         Ok(mut child) => {
-            let stdout = read_in_background(child.stdout.take());
-            let stderr = read_in_background(child.stderr.take());
+            orders.memory.add(child.id());
+            let stdout = read_in_background(child.stdout.take(), &[PASSED]);
+            let stderr = read_in_background(child.stderr.take(), STDERR_SIGNS);
             let status = wait_until(&mut child, settings, orders);
+            let stopped_for_memory = orders.memory.remove(child.id());
             // Also ends what the test started (a demo, a server) and left.
             let escaped = processes::end_test(&mut child);
             if !escaped.is_empty() {
@@ -841,9 +850,10 @@ fn run_one(
             match status {
                 Waited::Stopped => return None,
                 Waited::Deadline => Outcome::TimedOut(settings.deadline),
-                Waited::Exited(status) => {
-                    classify(status, &stdout, &stderr, &case.name)
-                }
+                Waited::Exited(status) => match stopped_for_memory {
+                    Some(why) => Outcome::OutOfMemory(why),
+                    None => classify(status, &stdout, &stderr, &case.name),
+                },
             }
         }
         Err(err) => Outcome::Crashed(format!("could not start the test: {err}")),
@@ -889,35 +899,62 @@ fn wait_until(child: &mut Child, settings: &Settings, orders: &Orders) -> Waited
     }
 }
 
-/// How a test ended, from its exit status and what it printed.
-fn classify(status: ExitStatus, stdout: &str, stderr: &str, name: &str) -> Outcome {
+/// How a test ended, from its exit status and the signs in all it printed
+/// (what is kept of that only shows it).
+fn classify(
+    status: ExitStatus,
+    stdout: &Output,
+    stderr: &Output,
+    name: &str,
+) -> Outcome {
+    let (printed, errors) = (&stdout.text, &stderr.text);
     if status.success() {
         // Something the test called may have ended the whole process
         // (`std::process::exit(0)`) before the test could fail.
-        return if stdout.contains(PASSED) {
+        return if stdout.held(PASSED) {
             Outcome::Passed
         } else {
-            Outcome::EndedEarly(tail(format!("{stdout}{stderr}").trim(), 15))
+            Outcome::EndedEarly(tail(format!("{printed}{errors}").trim(), 15))
         };
     }
-    if stderr.contains("has overflowed its stack") {
-        return Outcome::StackOverflow(panic_lines(stderr, name));
+    if stderr.held(OVERFLOWED) {
+        return Outcome::StackOverflow(panic_lines(errors, name));
     }
-    if ran_out_of_memory(stderr) {
-        return Outcome::OutOfMemory(panic_lines(stderr, name));
+    if OUT_OF_MEMORY.iter().any(|sign| stderr.held(sign)) {
+        return Outcome::OutOfMemory(panic_lines(errors, name));
     }
     if status.code() == Some(101) {
-        let mut message = panic_lines(stderr, name);
-        if let Some(difference) = snapshot_difference(stdout) {
+        let mut message = panic_lines(errors, name);
+        if let Some(difference) = snapshot_difference(printed) {
             message = format!("{message}\n{difference}");
         }
         return Outcome::Failed(message);
     }
-    Outcome::Crashed(panic_lines(stderr, name))
+    Outcome::Crashed(panic_lines(errors, name))
 }
 
 /// What libtest prints once the one test it ran has passed.
 const PASSED: &str = "test result: ok. 1 passed;";
+
+/// What Rust prints when a thread's stack overflows.
+const OVERFLOWED: &str = "has overflowed its stack";
+
+/// Signs on a test's stderr that it reached the memory limit: Rust aborts
+/// when an allocation fails, and a thread or a demo that cannot get memory
+/// says so in its own words.
+const OUT_OF_MEMORY: [&str; 3] = [
+    "memory allocation of",
+    "Cannot allocate memory",
+    "out of memory",
+];
+
+/// Every sign `classify` looks for on stderr.
+const STDERR_SIGNS: &[&str] = &[
+    OVERFLOWED,
+    OUT_OF_MEMORY[0],
+    OUT_OF_MEMORY[1],
+    OUT_OF_MEMORY[2],
+];
 
 /// The first changed lines of a snapshot that no longer matches, from the
 /// table insta prints on stdout; its panic message alone says only that
@@ -937,19 +974,6 @@ fn snapshot_difference(stdout: &str) -> Option<String> {
             changed.join("\n")
         )
     })
-}
-
-/// Whether a test's stderr shows it reached the memory limit: Rust aborts
-/// when an allocation fails, and a thread or a demo that cannot get memory
-/// says so in its own words.
-fn ran_out_of_memory(stderr: &str) -> bool {
-    [
-        "memory allocation of",
-        "Cannot allocate memory",
-        "out of memory",
-    ]
-    .iter()
-    .any(|sign| stderr.contains(sign))
 }
 
 /// The panics in the stderr of test `name`: each `panicked at` line and
@@ -1003,22 +1027,17 @@ fn tail(text: &str, count: usize) -> String {
 // ---------------------------------------------------------------------------
 // Processes: reading their output, bounding their memory, ending them.
 
-/// Reads `pipe` to its end on a thread of its own, keeping `KEPT_OUTPUT`
-/// bytes: the text arrives on the receiver.
-fn read_in_background(pipe: Option<impl Read + Send + 'static>) -> Receiver<String> {
+/// Reads `pipe` to its end on a thread of its own (so the writer never
+/// blocks on a full pipe), looking for `signs`: what it kept arrives on
+/// the receiver.
+fn read_in_background(
+    pipe: Option<impl Read + Send + 'static>,
+    signs: &'static [&'static str],
+) -> Receiver<Output> {
     let (sender, receiver) = mpsc::channel();
     thread::spawn(move || {
-        let mut kept = Vec::new();
-        if let Some(pipe) = pipe {
-            let mut reader = BufReader::new(pipe);
-            let _ = reader
-                .by_ref()
-                .take(KEPT_OUTPUT as u64)
-                .read_to_end(&mut kept);
-            // Drain the rest, so the writer never blocks on a full pipe.
-            let _ = std::io::copy(&mut reader, &mut std::io::sink());
-        }
-        let _ = sender.send(String::from_utf8_lossy(&kept).into_owned());
+        let kept = pipe.map(|pipe| output::read(pipe, signs));
+        let _ = sender.send(kept.unwrap_or_default());
     });
     receiver
 }
@@ -1041,7 +1060,7 @@ fn lines_in_background(
 
 /// What a reader thread read; nothing if the pipe is still held open a
 /// while after the process ended (by something that escaped it).
-fn collect(text: &Receiver<String>) -> String {
+fn collect(text: &Receiver<Output>) -> Output {
     text.recv_timeout(Duration::from_secs(5))
         .unwrap_or_default()
 }
@@ -1126,6 +1145,16 @@ mod tests {
                 assert!(huge.capacity() > 0);
             }
             Ok("panic") => panic!("the timer fired 3 ms early"),
+            Ok("run-away") => run_away(),
+            Ok("print-then-pass") => print_a_lot(Print::Out),
+            Ok("print-then-panic") => {
+                print_a_lot(Print::Err);
+                panic!("the timer fired 3 ms early");
+            }
+            Ok("print-then-recurse") => {
+                print_a_lot(Print::Err);
+                assert_eq!(deeper(0), 0);
+            }
             Ok("wait-within") => {
                 crate::within(crate::HANG_LIMIT, || thread::sleep(TEST_DEADLINE));
             }
@@ -1187,6 +1216,37 @@ mod tests {
                 panic!("the workspace: {}", crate::workspace_root().display())
             }
             _ => {}
+        }
+    }
+
+    #[derive(Clone, Copy)]
+    enum Print {
+        Out,
+        Err,
+    }
+
+    /// What a participant debugging with `println!` prints: a megabyte,
+    /// far more than the runner keeps to show.
+    fn print_a_lot(to: Print) {
+        let line = "call_at: pushed a timer, the queue holds 1234 timers now";
+        for n in 0..((1 << 20) / line.len()) {
+            match to {
+                Print::Out => println!("{n:>6} {line}"),
+                Print::Err => eprintln!("{n:>6} {line}"),
+            }
+        }
+    }
+
+    /// A loop that never ends while something grows, as fast as it can:
+    /// the pid noted first, in `PID_FILE`'s folder, for the tests to watch.
+    fn run_away() {
+        let dir = PathBuf::from(env::var(PID_FILE).expect("a folder"));
+        let pid = std::process::id();
+        fs::write(dir.join(pid.to_string()), "").expect("a pid file");
+        let mut grown: Vec<Vec<u8>> = Vec::new();
+        loop {
+            // Filled, so each page is touched and resident.
+            grown.push(vec![1; 1 << 20]);
         }
     }
 
@@ -1585,6 +1645,95 @@ mod tests {
     fn a_test_that_ends_its_process_with_success_has_not_passed() {
         let outcome = run_asking("exit", TEST_DEADLINE);
         assert!(matches!(outcome, Outcome::EndedEarly(_)), "{outcome:?}");
+    }
+
+    #[test]
+    fn a_test_that_prints_megabytes_before_it_passes_passes() {
+        assert_eq!(
+            run_asking("print-then-pass", TEST_DEADLINE),
+            Outcome::Passed
+        );
+    }
+
+    #[test]
+    fn a_test_that_prints_megabytes_before_its_panic_shows_the_panic() {
+        let outcome = run_asking("print-then-panic", TEST_DEADLINE);
+        let Outcome::Failed(message) = outcome else {
+            panic!("expected a failure, got {outcome:?}");
+        };
+        assert!(message.contains("the timer fired 3 ms early"), "{message}");
+    }
+
+    #[test]
+    fn a_stack_overflow_after_megabytes_of_output_is_named() {
+        let outcome = run_asking("print-then-recurse", TEST_DEADLINE);
+        assert!(matches!(outcome, Outcome::StackOverflow(_)), "{outcome:?}");
+    }
+
+    /// The most the processes whose pids are noted in `dir` held resident
+    /// together, looked at every millisecond until `done`.
+    #[cfg(target_os = "linux")]
+    fn most_resident_together(dir: &Path, done: &AtomicBool) -> u64 {
+        let mut most = 0;
+        while !done.load(Ordering::SeqCst) {
+            let together_kib: u64 = fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|entry| {
+                    let pid = entry.file_name().to_string_lossy().into_owned();
+                    let status =
+                        fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+                    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+                    line.split_whitespace().nth(1)?.parse::<u64>().ok()
+                })
+                .sum();
+            most = most.max(together_kib << 10);
+            thread::sleep(Duration::from_millis(1));
+        }
+        most
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn six_runaway_tests_at_once_stay_under_the_stated_total() {
+        let places =
+            env::temp_dir().join(format!("runner-runaways-{}", std::process::id()));
+        fs::create_dir_all(&places).expect("a folder");
+        let settings = Settings {
+            package_dir: env::current_dir().expect("a current folder"),
+            deadline: TEST_DEADLINE,
+            env: vec![
+                (ASK.to_owned(), "run-away".to_owned()),
+                (PID_FILE.to_owned(), places.display().to_string()),
+            ],
+            enough_hangs: None,
+            slow: SLOW,
+            hurried: HURRIED,
+            at_once: 6,
+            left_out_when_hurried: Vec::new(),
+        };
+        // Six names for one test, as `check` never runs one twice.
+        let cases: Vec<TestCase> = (1..=6)
+            .map(|n| TestCase {
+                file: format!("lib-{n}"),
+                ..myself()
+            })
+            .collect();
+        let done = AtomicBool::new(false);
+        let (most, ran) = thread::scope(|scope| {
+            let most = scope.spawn(|| most_resident_together(&places, &done));
+            let ran = run_tests(&cases, &settings, &Progress::new(true));
+            done.store(true, Ordering::SeqCst);
+            (most.join().expect("the watcher"), ran)
+        });
+        let _ = fs::remove_dir_all(&places);
+        let mib = most >> 20;
+        eprintln!("six runaway tests held {mib} MiB resident together at most");
+        assert!(most < TOGETHER_GIB << 30, "{mib} MiB together");
+        for run in &ran.runs {
+            assert!(matches!(run.outcome, Outcome::OutOfMemory(_)), "{run:?}");
+        }
     }
 
     #[test]

@@ -645,9 +645,10 @@ fn describe(run: &TestRun) -> String {
             indent(message)
         ),
         Outcome::OutOfMemory(message) => format!(
-            "{id} used more than {MEMORY_LIMIT_GIB} GiB of memory and was \
-             stopped: a loop that never ends while something grows, e.g. \
-             `front()` where `pop_front()` takes the item off the queue:\n\n{}",
+            "{id} used more memory than a test may ({MEMORY_LIMIT_GIB} GiB, \
+             less beside other tests) and was stopped: a loop that never \
+             ends while something grows, e.g. `front()` where `pop_front()` \
+             takes the item off the queue:\n\n{}",
             indent(message)
         ),
         Outcome::Crashed(message) => format!(

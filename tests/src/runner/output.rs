@@ -1,0 +1,261 @@
+//! What is kept of a test's output: its head and tail, to show, and which
+//! of the signs a verdict rests on it held anywhere, to judge.
+//!
+//! Judging from what is kept to show once failed a correct function: a
+//! participant debugging with `println!` printed 310 KB, libtest's result
+//! line came after the part kept, and `check` said the test asserted
+//! nothing. So every byte is looked through for the signs, however many
+//! megabytes come first, and only what is shown is cut.
+
+use std::io::{ErrorKind, Read};
+
+/// What is kept of each end of an output stream to show: far more than a
+/// panic message, and bounded, as a test printing without end must not
+/// fill our memory.
+const KEPT_EACH_END: usize = 128 * 1024;
+
+/// One output stream of a test, read to its end.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Output {
+    /// All of it, or its head and tail around a note of how much was cut.
+    pub text: String,
+    seen: Vec<&'static str>,
+}
+
+impl Output {
+    /// Whether `sign`, one of those looked for, came anywhere in it.
+    pub fn held(&self, sign: &str) -> bool {
+        self.seen.contains(&sign)
+    }
+}
+
+/// Reads `pipe` to its end, looking for `signs` in all of it.
+pub(super) fn read(mut pipe: impl Read, signs: &[&'static str]) -> Output {
+    let mut signs = Signs::new(signs);
+    let mut kept = Kept::default();
+    let mut buffer = vec![0; 64 * 1024];
+    loop {
+        let read = match pipe.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(err) if err.kind() == ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        signs.look_through(&buffer[..read]);
+        kept.add(&buffer[..read]);
+    }
+    Output {
+        text: kept.shown(),
+        seen: signs.seen,
+    }
+}
+
+/// The signs looked for, and those seen so far.
+struct Signs {
+    wanted: Vec<&'static str>,
+    seen: Vec<&'static str>,
+    /// The end of what came before, as long as a sign but one byte: a sign
+    /// may be split across two reads.
+    carried: Vec<u8>,
+}
+
+impl Signs {
+    fn new(wanted: &[&'static str]) -> Self {
+        Signs {
+            wanted: wanted.to_vec(),
+            seen: Vec::new(),
+            carried: Vec::new(),
+        }
+    }
+
+    fn look_through(&mut self, bytes: &[u8]) {
+        let longest = self.wanted.iter().map(|sign| sign.len()).max();
+        let Some(longest) = longest else { return };
+        let mut window = std::mem::take(&mut self.carried);
+        window.extend_from_slice(bytes);
+        // A byte that is not UTF-8 becomes U+FFFD, and the signs are ASCII:
+        // none is hidden or made up. Made only when needed, as it costs
+        // more than a quick look for a sign's rarest letter.
+        let mut text = None;
+        for sign in &self.wanted {
+            let Some((offset, rare)) = rarest_letter(sign) else {
+                continue;
+            };
+            if self.seen.contains(sign) || !window.contains(&rare) {
+                continue;
+            }
+            let text = text.get_or_insert_with(|| String::from_utf8_lossy(&window));
+            if holds(text, sign, offset) {
+                self.seen.push(sign);
+            }
+        }
+        let carry_from = window.len().saturating_sub(longest - 1);
+        self.carried = window.split_off(carry_from);
+    }
+}
+
+/// Whether `text` holds `sign`, whose rarest letter is at `offset`: fast
+/// even unoptimized, as `check` runs. There `str::contains` reads some 200
+/// MB/s, and a reader that slow made a test printing a megabyte wait on
+/// its pipe for 20 ms, enough to miss a timing. So only the places holding
+/// the rarest letter are compared, found by `str::find(char)`, which std's
+/// own optimized `memchr` does.
+fn holds(text: &str, sign: &str, offset: usize) -> bool {
+    let rare = char::from(sign.as_bytes()[offset]);
+    let (bytes, sign) = (text.as_bytes(), sign.as_bytes());
+    let mut from = 0;
+    while let Some(found) = text[from..].find(rare) {
+        let at = from + found;
+        if at >= offset && bytes[at - offset..].starts_with(sign) {
+            return true;
+        }
+        from = at + 1;
+    }
+    false
+}
+
+/// The letter of `sign` (ASCII) least common in English text, and where:
+/// letters by how common they are, and any other character rarer than
+/// all.
+fn rarest_letter(sign: &str) -> Option<(usize, u8)> {
+    const COMMON_FIRST: &[u8] = b" etaoinshrdlcumwfgypbvkjxqz";
+    sign.bytes().enumerate().max_by_key(|(_, letter)| {
+        COMMON_FIRST
+            .iter()
+            .position(|common| common == letter)
+            .unwrap_or(usize::MAX)
+    })
+}
+
+/// The first and last `KEPT_EACH_END` bytes of a stream, and how long it
+/// was.
+#[derive(Default)]
+struct Kept {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    total: usize,
+}
+
+impl Kept {
+    fn add(&mut self, bytes: &[u8]) {
+        self.total += bytes.len();
+        let to_head = bytes.len().min(KEPT_EACH_END - self.head.len());
+        self.head.extend_from_slice(&bytes[..to_head]);
+        self.tail.extend_from_slice(&bytes[to_head..]);
+        // Trimmed only now and then, so that each byte moves once or twice.
+        if self.tail.len() > 2 * KEPT_EACH_END {
+            self.tail.drain(..self.tail.len() - KEPT_EACH_END);
+        }
+    }
+
+    /// The head and the tail, whole lines only, around a note of what was
+    /// cut between them; or all of it, when nothing was.
+    fn shown(mut self) -> String {
+        if self.tail.len() > KEPT_EACH_END {
+            self.tail.drain(..self.tail.len() - KEPT_EACH_END);
+        }
+        if self.head.len() + self.tail.len() == self.total {
+            self.head.extend_from_slice(&self.tail);
+            return String::from_utf8_lossy(&self.head).into_owned();
+        }
+        let head_end = self
+            .head
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        let tail_start = self
+            .tail
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        let (head, tail) = (&self.head[..head_end], &self.tail[tail_start..]);
+        let cut = self.total - head.len() - tail.len();
+        format!(
+            "{}[… {} KiB of output cut here …]\n{}",
+            String::from_utf8_lossy(head),
+            cut.div_ceil(1024),
+            String::from_utf8_lossy(tail)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hands out `bytes` a few at a time, as a pipe may.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, into: &mut [u8]) -> std::io::Result<usize> {
+            let count = self.step.min(self.bytes.len()).min(into.len());
+            into[..count].copy_from_slice(&self.bytes[..count]);
+            self.bytes = &self.bytes[count..];
+            Ok(count)
+        }
+    }
+
+    fn megabytes_then(last: &str) -> String {
+        let mut text = String::from("first line\n");
+        while text.len() < 3 << 20 {
+            text.push_str("call_at: one more timer\n");
+        }
+        text.push_str(last);
+        text
+    }
+
+    #[test]
+    fn a_sign_after_megabytes_is_seen() {
+        let text = megabytes_then("test result: ok. 1 passed;\n");
+        let output = read(text.as_bytes(), &["test result: ok. 1 passed;"]);
+        assert!(output.held("test result: ok. 1 passed;"));
+        assert!(!output.held("has overflowed its stack"));
+    }
+
+    #[test]
+    fn a_sign_split_between_two_reads_is_seen() {
+        let text = megabytes_then("has overflowed its stack\n");
+        // 7 divides neither the text's length nor the sign's offset.
+        let pipe = Trickle {
+            bytes: text.as_bytes(),
+            step: 7 * 1024 + 3,
+        };
+        let output = read(pipe, &["has overflowed its stack", "out of memory"]);
+        assert!(output.held("has overflowed its stack"));
+        assert!(!output.held("out of memory"));
+    }
+
+    #[test]
+    fn what_is_shown_of_megabytes_is_their_head_and_tail_and_what_was_cut() {
+        let text = megabytes_then("the last line\n");
+        let shown = read(text.as_bytes(), &[]).text;
+        assert!(shown.starts_with("first line\n"), "{}", &shown[..100]);
+        assert!(shown.ends_with("\nthe last line\n"));
+        assert!(shown.len() <= 2 * KEPT_EACH_END + 100, "{}", shown.len());
+        let note = shown
+            .lines()
+            .find(|line| line.contains("of output cut here"))
+            .expect("a note of what was cut");
+        let cut_kib: usize = note
+            .split_whitespace()
+            .nth(1)
+            .and_then(|kib| kib.parse().ok())
+            .expect("how much was cut");
+        let kept = shown.len() - note.len() - 1;
+        assert_eq!(cut_kib, (text.len() - kept).div_ceil(1024), "{note}");
+        // Only whole lines, on both sides of the note.
+        assert!(shown.lines().all(|line| line == note
+            || line == "first line"
+            || line == "the last line"
+            || line == "call_at: one more timer"));
+    }
+
+    #[test]
+    fn a_short_output_is_shown_whole() {
+        let shown = read("running 1 test\nok\n".as_bytes(), &[]).text;
+        assert_eq!(shown, "running 1 test\nok\n");
+    }
+}
