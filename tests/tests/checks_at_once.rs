@@ -172,6 +172,36 @@ fn three_checks_at_once_each_name_their_own_wrong_function() {
     }
 }
 
+/// A participant debugging with `println!` in a correct `call_at`: a test
+/// that runs it 2,000 times prints over a megabyte before libtest's result
+/// line. The verdict comes from that line and the exit status, wherever
+/// they are in the output.
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn a_correct_function_that_prints_a_megabyte_passes() {
+    let copy = WarmCopy::new("prints");
+    let file = copy.dir.join("step03-sleep/src/lib.rs");
+    let text = fs::read_to_string(&file).unwrap();
+    let marked = track::markers_in("src/lib.rs", &text).unwrap();
+    let call_at = marked
+        .iter()
+        .find(|m| m.function == "EventLoop::call_at")
+        .expect("call_at is marked");
+    // From the 100th call on, as a participant's print would, once the
+    // timing of the first calls is past.
+    let debugging = "\n        static CALLS: std::sync::atomic::AtomicUsize = \
+                     std::sync::atomic::AtomicUsize::new(0);\n        \
+                     if CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) \
+                     >= 100 {\n            println!(\"{}\", \"call_at \".repeat(60));\n        }";
+    let mut written = text.clone();
+    written.insert_str(call_at.body.start + 1, debugging);
+    fs::write(&file, written).unwrap();
+    let output = copy.check(3).output().expect("check runs");
+    let said = said(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(said.contains("Step 3 passes"), "{said}");
+}
+
 /// The probe's copy of step 3 cannot be written (a file stands where its
 /// folder goes): the verdict is about the tool, and names the place.
 #[test]
