@@ -27,9 +27,16 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+mod limits;
 mod memory;
 mod output;
 mod processes;
+
+pub use limits::{
+    AT_MOST, AT_MOST_HURRIED, AT_ONCE, ENOUGH_HANGS, HANG_SIGN, HURRIED,
+    MEMORY_LIMIT_GIB, PATIENCE, PROBE_DEADLINE, RERUNS_AT_ONCE, SLOW, TEST_DEADLINE,
+    TICK,
+};
 
 pub use memory::TOGETHER_GIB;
 
@@ -39,44 +46,6 @@ pub use processes::{
     adopt_orphans, end_everything_on_interrupt, end_what_killed_checks_left,
     record_tests_in,
 };
-
-/// How long one test may run. Far longer than any correct test needs,
-/// even with both cores busy, and longer than the tests' own guard
-/// (`PATIENCE`, 12 s), so a test that guards itself fails with its own
-/// message before it is stopped from outside.
-pub const TEST_DEADLINE: Duration = Duration::from_secs(25);
-
-/// The memory a test process (and any demo it starts) may use: far more
-/// than any test needs. Up to eight tests run at once, so what they hold
-/// together is bounded apart (`TOGETHER_GIB`, the `memory` module).
-pub const MEMORY_LIMIT_GIB: u64 = 1;
-
-/// How many tests run at once: the two cores any laptop has. More would
-/// only make the timing tests' measurements noisier.
-const AT_ONCE: usize = 2;
-
-/// How many may run at once while those running all seem stuck: a test
-/// that never ends (most wait, asleep, for a wake-up) must not keep a
-/// quick one from running.
-const AT_MOST: usize = 4;
-
-/// How many may run at once once hurried (`Settings::enough_hangs`): each
-/// runs `HURRIED` at most, and a step that hangs in two tests mostly hangs
-/// in the rest, so they are only looked at for a quick failure.
-const AT_MOST_HURRIED: usize = 6;
-
-/// A test running this long may be stuck: if all running are, one more
-/// starts beside them (up to `AT_MOST`).
-pub const SLOW: Duration = Duration::from_secs(5);
-
-/// How long each test left may run once enough tests never ended
-/// (`Settings::enough_hangs`): what is looked for then is a quick failure,
-/// which comes within a second or two; a test still running is left out,
-/// not failed.
-pub const HURRIED: Duration = Duration::from_secs(3);
-
-/// How often a long build or test run says it is still going.
-const TICK: Duration = Duration::from_secs(10);
 
 /// Says on stderr what `check` is doing, with the seconds since it began.
 #[derive(Debug, Clone)]
@@ -532,14 +501,6 @@ impl TestRun {
         }
     }
 }
-
-/// How long a test run by `check` may wait for what never comes before
-/// its own guard fails it (`crate::PATIENCE_VAR`).
-const PATIENCE: Duration = Duration::from_secs(12);
-
-/// No test of a correct step takes this long, even under load: a failure
-/// after it is a hang that the test's own guard (`PATIENCE`) caught.
-const HANG_SIGN: Duration = Duration::from_secs(10);
 
 /// Where and how the tests run.
 #[derive(Debug, Clone)]

@@ -15,18 +15,13 @@ use std::path::Path;
 
 use workshop_tests::readable;
 use workshop_tests::runner::{
-    self, Cargo, CompileError, HURRIED, MEMORY_LIMIT_GIB, Outcome, Progress, Ran,
-    Settings, TEST_DEADLINE, TestBinary, TestCase, TestRun, Warning,
+    self, Cargo, CompileError, ENOUGH_HANGS, HURRIED, MEMORY_LIMIT_GIB, Outcome,
+    Progress, Ran, Settings, TEST_DEADLINE, TestBinary, TestCase, TestRun, Warning,
 };
 use workshop_tests::track::{self, Marked};
 
 use crate::probe::{self, Found};
 use crate::{Step, fingerprint, indent, step_folders, write};
-
-/// Once this many tests never ended (stopped at the deadline or the memory
-/// limit), each test left may run only `HURRIED`: two show the step has a
-/// loop that never ends, and each more would cost a deadline.
-const ENOUGH_HANGS: usize = 2;
 
 /// What `check` found.
 pub struct Checked {

@@ -27,25 +27,19 @@
 
 use std::fs;
 use std::path::Path;
-use std::time::Duration;
 
-use workshop_tests::runner::{self, Cargo, Progress, Settings, TestCase, TestRun};
+use workshop_tests::runner::{
+    self, Cargo, PROBE_DEADLINE, Progress, RERUNS_AT_ONCE, Settings, TestCase,
+    TestRun,
+};
 use workshop_tests::track::{self, Marked};
 use workshop_tests::warm_copy;
 
 use crate::check::{Blame, authors_body, authors_function, machine_trouble};
 use crate::{Step, lock};
 
-/// How long a rerun test may take: with the authors' function back, a test
-/// that hung ends in about a second; this much is plenty under load too.
-const PROBE_DEADLINE: Duration = Duration::from_secs(10);
-
 /// How many failing tests are rerun for each suspect (and as they are).
 const RERUN: usize = 2;
-
-/// How many reruns of the switching copy run at once: most of those that
-/// do not pass wait, asleep, on a hang until the deadline.
-const RERUNS_AT_ONCE: usize = 8;
 
 /// What putting the authors' functions back found.
 pub enum Found<'a> {
@@ -656,6 +650,7 @@ fn rerun_in_copy(
 mod tests {
     use super::*;
     use std::path::PathBuf;
+    use std::time::Duration;
     use workshop_tests::runner::Outcome;
 
     fn suspect(order: usize, function: &str) -> Marked {

@@ -1,0 +1,88 @@
+//! How long and how many: every clock and count by which `check` runs a
+//! step's tests, in one place, so that their order can be read at a glance
+//! and is held by the compiler (the assertions at the end), not by prose.
+//!
+//! The clocks, shortest first: a test that fails after `HANG_SIGN` hung;
+//! a test's own guard gives up at `PATIENCE` (the test binary reads it
+//! from `workshop_tests::PATIENCE_VAR`), before `check` stops the test
+//! from outside at `TEST_DEADLINE`. Once hangs are everywhere, the tests
+//! left run `HURRIED`.
+
+use std::time::Duration;
+
+/// No test of a correct step takes this long, even under load: a failure
+/// after it is a hang that the test's own guard (`PATIENCE`) caught.
+pub const HANG_SIGN: Duration = Duration::from_secs(10);
+
+/// How long a test run by `check` may wait for what never comes before
+/// its own guard fails it (`crate::PATIENCE_VAR`).
+pub const PATIENCE: Duration = Duration::from_secs(12);
+
+/// How long one test may run. Far longer than any correct test needs,
+/// even with both cores busy, and longer than the tests' own guard
+/// (`PATIENCE`, 12 s), so a test that guards itself fails with its own
+/// message before it is stopped from outside.
+pub const TEST_DEADLINE: Duration = Duration::from_secs(25);
+
+/// How long a rerun test may take: with the authors' function back, a test
+/// that hung ends in about a second; this much is plenty under load too.
+pub const PROBE_DEADLINE: Duration = Duration::from_secs(10);
+
+/// A test running this long may be stuck: if all running are, one more
+/// starts beside them (up to `AT_MOST`).
+pub const SLOW: Duration = Duration::from_secs(5);
+
+/// How long each test left may run once enough tests never ended
+/// (`Settings::enough_hangs`): what is looked for then is a quick failure,
+/// which comes within a second or two; a test still running is left out,
+/// not failed.
+pub const HURRIED: Duration = Duration::from_secs(3);
+
+/// How often a long build or test run says it is still going.
+pub const TICK: Duration = Duration::from_secs(10);
+
+/// How many tests run at once: the two cores any laptop has. More would
+/// only make the timing tests' measurements noisier.
+pub const AT_ONCE: usize = 2;
+
+/// How many may run at once while those running all seem stuck: a test
+/// that never ends (most wait, asleep, for a wake-up) must not keep a
+/// quick one from running.
+pub const AT_MOST: usize = 4;
+
+/// How many may run at once once hurried (`Settings::enough_hangs`): each
+/// runs `HURRIED` at most, and a step that hangs in two tests mostly hangs
+/// in the rest, so they are only looked at for a quick failure.
+pub const AT_MOST_HURRIED: usize = 6;
+
+/// Once this many tests never ended (stopped at the deadline or the memory
+/// limit), each test left may run only `HURRIED`: two show the step has a
+/// loop that never ends, and each more would cost a deadline.
+pub const ENOUGH_HANGS: usize = 2;
+
+/// How many reruns of the switching copy run at once: most of those that
+/// do not pass wait, asleep, on a hang until the deadline.
+pub const RERUNS_AT_ONCE: usize = 8;
+
+/// The memory a test process (and any demo it starts) may use: far more
+/// than any test needs. Up to eight tests run at once, so what they hold
+/// together is bounded apart (`TOGETHER_GIB`, the `memory` module).
+pub const MEMORY_LIMIT_GIB: u64 = 1;
+
+/// Seconds, for the order the compiler checks (`Duration`'s comparisons
+/// are not `const`).
+const fn secs(duration: Duration) -> u64 {
+    duration.as_secs()
+}
+
+// A failure after `HANG_SIGN` is a hang its own guard caught, so the guard
+// must come later; and the guard must fail a test before `check` stops it,
+// or the test's own message is lost.
+const _: () = assert!(secs(HANG_SIGN) < secs(PATIENCE));
+const _: () = assert!(secs(PATIENCE) < secs(TEST_DEADLINE));
+// A rerun in the probe's copy is a test run again: no longer than the first.
+const _: () = assert!(secs(PROBE_DEADLINE) <= secs(TEST_DEADLINE));
+// A hurried test is looked at only for a quick failure, well before a hang.
+const _: () = assert!(secs(HURRIED) < secs(HANG_SIGN));
+// More run at once only as the tests running look stuck, then hurried.
+const _: () = assert!(AT_ONCE <= AT_MOST && AT_MOST <= AT_MOST_HURRIED);
