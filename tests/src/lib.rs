@@ -56,6 +56,25 @@ pub fn run_step(package: &str, args: &[&str]) -> Transcript {
     }
 }
 
+/// The participant's tool, `cargo workshop`, built once in each test
+/// process from this workshop's sources, for the tests that run it as a
+/// participant would.
+pub fn workshop_program() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            escargot::CargoBuild::new()
+                .manifest_path(workspace_root().join("Cargo.toml"))
+                .package("workshop-tests")
+                .bin("workshop")
+                .run()
+                .expect("the workshop program builds")
+                .path()
+                .to_path_buf()
+        })
+        .clone()
+}
+
 /// How long a demo may run: every demo ends in a few seconds, so reaching
 /// this, even with both cores busy, means the loop never ends.
 pub const DEMO_LIMIT: Duration = Duration::from_secs(60);

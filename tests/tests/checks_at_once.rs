@@ -14,7 +14,7 @@ use std::process::{Command, Output, Stdio};
 
 use workshop_tests::track;
 use workshop_tests::warm_copy;
-use workshop_tests::workspace_root;
+use workshop_tests::{workshop_program, workspace_root};
 
 /// A copy of the workshop, sources and build, removed when dropped.
 struct WarmCopy {
@@ -34,7 +34,7 @@ impl WarmCopy {
 
     /// `cargo workshop check N`, started in the copy and built there.
     fn check(&self, step: u32) -> Command {
-        let mut command = Command::new(workshop_binary());
+        let mut command = Command::new(workshop_program());
         command
             .args(["check", &step.to_string()])
             .current_dir(&self.dir)
@@ -88,18 +88,6 @@ impl Drop for WarmCopy {
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
         .map_or_else(|| workspace_root().join("target"), PathBuf::from)
-}
-
-/// The workshop program, built in this workshop.
-fn workshop_binary() -> PathBuf {
-    escargot::CargoBuild::new()
-        .manifest_path(workspace_root().join("Cargo.toml"))
-        .package("workshop-tests")
-        .bin("workshop")
-        .run()
-        .expect("the workshop program builds")
-        .path()
-        .to_path_buf()
 }
 
 fn said(output: &Output) -> String {

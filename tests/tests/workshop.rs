@@ -10,11 +10,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 use workshop_tests::authors::{self, FREEZE_COMMAND};
 use workshop_tests::book::{self, AuthorsVersion};
-use workshop_tests::workspace_root;
+use workshop_tests::{workshop_program, workspace_root};
 
 /// A clone of the repository in a folder of its own, removed when dropped.
 struct Clone {
@@ -78,7 +77,7 @@ impl Clone {
     /// `cargo workshop ARGS`, run in the clone with this checkout's build of
     /// the program.
     fn workshop(&self, args: &[&str]) -> Output {
-        Command::new(workshop_binary())
+        Command::new(workshop_program())
             .args(args)
             .current_dir(&self.dir)
             .output()
@@ -102,23 +101,6 @@ impl Drop for Clone {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.scratch);
     }
-}
-
-/// The workshop program, built once for all the tests of this file.
-fn workshop_binary() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            escargot::CargoBuild::new()
-                .manifest_path(workspace_root().join("Cargo.toml"))
-                .package("workshop-tests")
-                .bin("workshop")
-                .run()
-                .expect("the workshop program builds")
-                .path()
-                .to_path_buf()
-        })
-        .clone()
 }
 
 fn git(dir: &Path, args: &[&str]) {
@@ -476,7 +458,7 @@ fn check_asks_cargo_to_build(clone: &Clone) {
     .unwrap();
     let made_executable = Command::new("chmod").arg("+x").arg(&stand_in).status();
     assert!(made_executable.is_ok_and(|status| status.success()));
-    let checked = Command::new(workshop_binary())
+    let checked = Command::new(workshop_program())
         .args(["check", "3"])
         .current_dir(&clone.dir)
         .env("CARGO", &stand_in)
