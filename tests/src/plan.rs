@@ -157,7 +157,12 @@ fn plan(header: &str, body: Vec<&str>, book_src: &Path) -> Result<Plan, String> 
     Ok(Plan { name, rows })
 }
 
-fn row(line: &str, from: usize, intro: usize, book_src: &Path) -> Result<Row, String> {
+fn row(
+    line: &str,
+    from: usize,
+    intro: usize,
+    book_src: &Path,
+) -> Result<Row, String> {
     let mut row = Row {
         from,
         minutes: None,
@@ -169,7 +174,7 @@ fn row(line: &str, from: usize, intro: usize, book_src: &Path) -> Result<Row, St
         return Ok(row);
     }
     let (kind, what) = line.split_once(" | ").ok_or("not `minutes | what`")?;
-    row.what = what.to_owned();
+    what.clone_into(&mut row.what);
     if kind == "box" {
         let chapter = linked_chapter(what).ok_or("a box with no chapter link")?;
         let markdown = read_text(&book_src.join(&chapter));
@@ -271,7 +276,8 @@ pub fn linked_chapter(text: &str) -> Option<String> {
 pub fn clock(text: &str) -> Result<usize, String> {
     let (hours, minutes) = text.split_once(':').ok_or("a time as h:mm")?;
     let hours: usize = hours.parse().map_err(|_| format!("`{text}`: hours"))?;
-    let minutes: usize = minutes.parse().map_err(|_| format!("`{text}`: minutes"))?;
+    let minutes: usize =
+        minutes.parse().map_err(|_| format!("`{text}`: minutes"))?;
     Ok(hours * 60 + minutes)
 }
 
@@ -281,17 +287,17 @@ pub fn clock_text(minutes: usize) -> String {
 
 /// A plan as the teacher's page shows it: a table, one row a box.
 pub fn table(plan: &Plan) -> String {
-    let mut table = String::from("| from | box | what |\n| --- | --- | --- |\n");
-    for row in &plan.rows {
+    let rows = plan.rows.iter().map(|row| {
         let from = clock_text(row.from);
         let (boxed, what) = match (&row.minutes, &row.parts) {
             (None, _) => (String::new(), "end".to_owned()),
             (Some(minutes), None) => (format!("{minutes} min"), row.what.clone()),
             (Some(_), Some(parts)) => (breakdown(parts), box_text(row, parts)),
         };
-        table.push_str(&format!("| {from} | {boxed} | {what} |\n"));
-    }
-    table
+        format!("| {from} | {boxed} | {what} |\n")
+    });
+    let head = "| from | box | what |\n| --- | --- | --- |\n";
+    std::iter::once(head.to_owned()).chain(rows).collect()
 }
 
 fn breakdown(parts: &Parts) -> String {

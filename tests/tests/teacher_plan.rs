@@ -537,8 +537,15 @@ fn day_problems(plan: &Plan) -> Vec<String> {
             duration(LONGEST_DAY_MINUTES)
         ));
     }
-    let kind = |row: &&Row| row.what.split([' ', ':', ',']).next().unwrap_or("").to_owned();
-    let count = |wanted: &str| plan.rows.iter().filter(|row| kind(row) == wanted).count();
+    let kind = |row: &&Row| {
+        row.what
+            .split([' ', ':', ','])
+            .next()
+            .unwrap_or("")
+            .to_owned()
+    };
+    let count =
+        |wanted: &str| plan.rows.iter().filter(|row| kind(row) == wanted).count();
     let buffer: usize = plan
         .rows
         .iter()
@@ -601,16 +608,27 @@ fn every_box_holds_its_words_lines_exercises_and_track() {
             problems.push(format!("{chapter} is in no plan"));
         }
     }
-    assert!(worked.len() >= 8, "only {} chapter boxes in the plans", worked.len());
+    assert!(
+        worked.len() >= 8,
+        "only {} chapter boxes in the plans",
+        worked.len()
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// A box's declared minutes against the chapter measured at the page's
 /// rates: never fewer, so a box whose reading grows must grow with it.
-fn check_minutes(place: &str, chapter: &str, parts: &Parts, problems: &mut Vec<String>) {
+fn check_minutes(
+    place: &str,
+    chapter: &str,
+    parts: &Parts,
+    problems: &mut Vec<String>,
+) {
     let (words, code) = sections(chapter)
         .iter()
-        .filter(|s| s.heading.is_empty() || parts.read.contains(&s.heading.replace('`', "")))
+        .filter(|s| {
+            s.heading.is_empty() || parts.read.contains(&s.heading.replace('`', ""))
+        })
         .fold((0, 0), |(words, code), s| {
             (
                 words + s.words - s.skimmed_words,
@@ -667,18 +685,24 @@ fn check_sections(
     };
     for section in &depth {
         if covers.contains(section.as_str()) {
-            problems.push(format!("{place}: assigns \"{section}\", a depth section"));
+            problems
+                .push(format!("{place}: assigns \"{section}\", a depth section"));
         }
         if !skips.contains(section.as_str()) {
-            problems.push(format!("{place}: does not name \"{section}\" as skipped"));
+            problems
+                .push(format!("{place}: does not name \"{section}\" as skipped"));
         }
     }
     if parts.build_it > 0 && !core.iter().any(|section| section == "Build it") {
-        problems.push(format!("{place}: builds it, but {chapter}'s Build it is depth"));
+        problems.push(format!(
+            "{place}: builds it, but {chapter}'s Build it is depth"
+        ));
     }
     let position = |section: &str| covers.find(section);
     if parts.build_it > 0 && position("Build it") > position("The code") {
-        problems.push(format!("{place}: reads The code, the answer, before Build it"));
+        problems.push(format!(
+            "{place}: reads The code, the answer, before Build it"
+        ));
     }
     let core_exercises = core_exercises(chapter);
     for exercise in &parts.exercises {
@@ -907,4 +931,3 @@ fn plan_b_pastes_as_written_and_builds_every_step() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
-
