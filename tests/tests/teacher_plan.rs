@@ -653,9 +653,10 @@ fn check_minutes(
     let exercises = parts.exercises.len() * MINUTES_PER_EXERCISE;
     if parts.try_it < exercises {
         problems.push(format!(
-            "{place}: {chapter}'s Try it declares {} min for {} exercises, less than {exercises}",
+            "{place}: {chapter}'s Try it declares {} min for the box's exercises {:?}, \
+             less than {exercises}",
             parts.try_it,
-            parts.exercises.len()
+            parts.exercises
         ));
     }
     if parts.build_it > 0 {
