@@ -87,12 +87,7 @@ fn rewrite_chapters(value: &mut Value, sources: &mut Sources) -> Result<(), Stri
             if let (Some(path), Some(Value::String(content))) =
                 (path, object.get_mut("content"))
             {
-                *content = sources.expand(&path, content)?;
-                if path == "teacher.md" {
-                    let plans = plan::plans(content, &sources.book_src)
-                        .map_err(|err| format!("teacher.md: {err}"))?;
-                    *content = plan::expand(content, &plans);
-                }
+                *content = rewrite(&path, content, sources)?;
             }
             for child in object.values_mut() {
                 rewrite_chapters(child, sources)?;
@@ -106,6 +101,22 @@ fn rewrite_chapters(value: &mut Value, sources: &mut Sources) -> Result<(), Stri
         _ => {}
     }
     Ok(())
+}
+
+/// One chapter: its code included, and on the teacher's page the plans
+/// written out as tables.
+fn rewrite(
+    path: &str,
+    content: &str,
+    sources: &mut Sources,
+) -> Result<String, String> {
+    let content = sources.expand(path, content)?;
+    if path != "teacher.md" {
+        return Ok(content);
+    }
+    let plans = plan::plans(&content, &sources.book_src)
+        .map_err(|err| format!("teacher.md: {err}"))?;
+    Ok(plan::expand(&content, &plans))
 }
 
 /// Where included code is read from, each file read once.
