@@ -14,6 +14,7 @@ pub mod authors;
 pub mod book;
 pub mod echo_server;
 pub mod figures;
+pub mod plan;
 pub mod readable;
 pub mod runner;
 pub mod server;

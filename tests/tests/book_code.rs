@@ -251,3 +251,21 @@ fn unescape(line: &str) -> String {
         .replace("&gt;", ">")
         .replace("&amp;", "&")
 }
+
+/// The teacher's page leaves the preprocessor with its plans as tables,
+/// their times of day written in, and no declaration left for a reader to
+/// see; the other pages' plan-like text is not touched.
+#[test]
+fn the_teacher_page_gets_its_plans_as_tables() {
+    let root = workspace_root().join("book");
+    let page = read_text(&book_src().join("teacher.md"));
+    let pages = [("teacher.md".to_owned(), page.clone())];
+    let out = preprocess(&root, &pages, &[]);
+    let teacher = &out[0];
+    assert!(!teacher.contains("<!-- plan: "), "a plan left as declared");
+    assert_eq!(teacher.matches("| from | box | what |").count(), 2);
+    assert!(teacher.contains("| 9:00 | 20 min | welcome"), "{teacher}");
+    assert!(teacher.contains("`cargo workshop reset 3 --force`"));
+    let other = [("other.md".to_owned(), page)];
+    assert!(preprocess(&root, &other, &[])[0].contains("<!-- plan: "));
+}

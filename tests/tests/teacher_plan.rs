@@ -19,6 +19,7 @@ use workshop_tests::book::{
     AuthorsVersion, book_src, includes, normalized, read_text, step_chapters,
     step_number,
 };
+use workshop_tests::plan::{self, Parts, Plan, Row, clock_text, exercise_numbers};
 use workshop_tests::{track, workspace_root};
 
 const WORDS_PER_MINUTE: usize = 130;
@@ -29,7 +30,9 @@ const BODY_LINES_PER_MINUTE: usize = 2;
 /// What the teacher says before a chapter the room works through.
 const TEACHER_INTRO_MINUTES: usize = 5;
 /// A chapter the teacher shows instead of the room working through it.
-const LIVE_DEMO_MINUTES: usize = 20;
+const LIVE_DEMO_MINUTES: usize = 15;
+/// From a day's first row to its end, at most: 9:00 to 17:30.
+const LONGEST_DAY_MINUTES: usize = 8 * 60 + 30;
 /// Time kept free in each day, for set-up trouble and questions.
 const LEAST_BUFFER_MINUTES: usize = 30;
 const DAY_STARTS: &str = "9:00";
@@ -497,139 +500,98 @@ fn the_page_states_the_rates_these_tests_use() {
     assert!(missing.is_empty(), "teacher.md does not say {missing:?}");
 }
 
-/// `9:50` as minutes after midnight.
-fn clock(cell: &str) -> usize {
-    let (hours, minutes) = cell.split_once(':').expect("a time as h:mm");
-    number(hours) * 60 + number(minutes)
+/// The plans in `teacher.md`, computed from the chapters' minutes as the
+/// book's preprocessor computes them.
+fn the_plans() -> Vec<Plan> {
+    plan::teacher_plans(&book_src()).unwrap_or_else(|err| panic!("{err}"))
 }
 
-fn clock_text(minutes: usize) -> String {
-    format!("{}:{:02}", minutes / 60, minutes % 60)
-}
+/// The heading each plan's table sits under, in the order declared.
+const PLANS: [&str; 2] = ["one-day", "two-day"];
 
-/// The headings of the plans' tables: one day, and the day after it for a
-/// group that has two.
-const PLANS: [&str; 2] = ["## One day", "## A second day"];
-
-/// A row of a plan: when it starts, its box, and what it does.
-struct PlanRow {
-    place: String,
-    from: usize,
-    minutes: Option<usize>,
-    parts: String,
-    what: String,
-}
-
-fn plan_rows(page: &str, heading: &str, problems: &mut Vec<String>) -> Vec<PlanRow> {
-    let mut rows = Vec::new();
-    for cells in table_rows(page, heading) {
-        let [from, boxed, what] = cells.as_slice() else {
-            problems.push(format!("{heading}: a row of 3 cells: {cells:?}"));
-            continue;
-        };
-        let (total, parts) = boxed.split_once(" = ").unwrap_or((boxed, ""));
-        rows.push(PlanRow {
-            place: format!("{heading}, {from}"),
-            from: clock(from),
-            minutes: (!total.is_empty()).then(|| number(total)),
-            parts: parts.to_owned(),
-            what: what.clone(),
-        });
-    }
-    rows
-}
-
-/// Each day starts at 9:00, every box where the one before ended, and the
-/// day ends by 17:30, with two breaks, a lunch and at least 30 minutes of
-/// buffer.
+/// Each day runs at most 8 h 30 from its first row to its end, with two
+/// breaks, a lunch and at least 30 minutes of buffer.
 #[test]
-fn every_day_starts_at_nine_and_ends_in_time_with_breaks_and_a_buffer() {
-    let page = teacher_page();
-    let mut problems = Vec::new();
-    for heading in PLANS {
-        let rows = plan_rows(&page, heading, &mut problems);
-        let mut expected_start = clock(DAY_STARTS);
-        let mut end = None;
-        let (mut breaks, mut lunches, mut buffer) = (0, 0, 0);
-        for row in &rows {
-            if row.from != expected_start {
-                problems.push(format!(
-                    "{}: starts at {}, where the box before ends",
-                    row.place,
-                    clock_text(expected_start)
-                ));
-            }
-            let Some(minutes) = row.minutes else {
-                end = Some(row.from);
-                break;
-            };
-            expected_start = row.from + minutes;
-            let kind = row.what.split([' ', ':', ',']).next().unwrap_or("");
-            match kind {
-                "break" => breaks += 1,
-                "lunch" => lunches += 1,
-                "buffer" => buffer += minutes,
-                _ => {}
-            }
-        }
-        match end {
-            Some(end) if end <= clock(DAY_ENDS_BY) => {}
-            Some(end) => problems.push(format!(
-                "{heading}: ends at {}, after {DAY_ENDS_BY}",
-                clock_text(end)
-            )),
-            None => problems.push(format!("{heading}: no row for the day's end")),
-        }
-        if breaks < 2 || lunches < 1 {
-            problems.push(format!(
-                "{heading}: {breaks} breaks and {lunches} lunch, not two and one"
-            ));
-        }
-        if buffer < LEAST_BUFFER_MINUTES {
-            problems.push(format!(
-                "{heading}: {buffer} min of buffer, not {LEAST_BUFFER_MINUTES}"
-            ));
-        }
-    }
+fn every_day_fits_its_hours_with_breaks_and_a_buffer() {
+    let plans = the_plans();
+    let names: Vec<&str> = plans.iter().map(|plan| plan.name.as_str()).collect();
+    assert_eq!(names, PLANS, "teacher.md's plans");
+    let problems: Vec<String> = plans.iter().flat_map(day_problems).collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// A chapter's box is the teacher's introduction, its core reading, its
-/// exercises and its track, as stated in "The chapters, measured"; it reads
-/// only core sections, builds before it reads the answer, and names every
-/// depth section as skipped. A chapter shown as the teacher's live demo on
-/// the first day is worked through on the second.
-#[test]
-fn every_chapter_box_adds_up_and_assigns_only_core_sections() {
-    let stated = stated_sizes();
-    let page = teacher_page();
+fn day_problems(plan: &Plan) -> Vec<String> {
+    let name = &plan.name;
     let mut problems = Vec::new();
-    let mut worked = Vec::new();
-    let mut demonstrated = Vec::new();
-    for heading in PLANS {
-        for row in plan_rows(&page, heading, &mut problems) {
-            let (Some(minutes), Some(chapter)) =
-                (row.minutes, linked_chapter(&row.what))
-            else {
-                continue; // a break, the introduction, the wrap-up, the end
-            };
-            let place = &row.place;
-            if row.what.contains("live demo") {
-                if !row.parts.is_empty() || minutes != LIVE_DEMO_MINUTES {
+    let (first, last) = match (plan.rows.first(), plan.rows.last()) {
+        (Some(first), Some(last)) if last.minutes.is_none() => (first, last),
+        _ => return vec![format!("{name}: no rows, or no `end` row last")],
+    };
+    let length = last.from - first.from;
+    if length > LONGEST_DAY_MINUTES {
+        problems.push(format!(
+            "{name}: {} from {} to {}, longer than {}",
+            duration(length),
+            clock_text(first.from),
+            clock_text(last.from),
+            duration(LONGEST_DAY_MINUTES)
+        ));
+    }
+    let kind = |row: &&Row| {
+        row.what
+            .split([' ', ':', ','])
+            .next()
+            .unwrap_or("")
+            .to_owned()
+    };
+    let count =
+        |wanted: &str| plan.rows.iter().filter(|row| kind(row) == wanted).count();
+    let buffer: usize = plan
+        .rows
+        .iter()
+        .filter(|row| kind(row) == "buffer")
+        .filter_map(|row| row.minutes)
+        .sum();
+    if count("break") < 2 || count("lunch") < 1 {
+        problems.push(format!("{name}: not two breaks and a lunch"));
+    }
+    if buffer < LEAST_BUFFER_MINUTES {
+        problems.push(format!(
+            "{name}: {buffer} min of buffer, less than {LEAST_BUFFER_MINUTES}"
+        ));
+    }
+    problems
+}
+
+fn duration(minutes: usize) -> String {
+    format!("{} h {:02}", minutes / 60, minutes % 60)
+}
+
+/// Every box's minutes hold what it asks of the room at the page's rates:
+/// its reading, its exercises, its track; it reads only core sections,
+/// builds before it reads the answer, and names every depth section as
+/// skipped. A chapter shown as a live demo on the first day is worked
+/// through on the second, and every chapter is in a plan.
+#[test]
+fn every_box_holds_its_words_lines_exercises_and_track() {
+    let plans = the_plans();
+    let mut problems = Vec::new();
+    let (mut worked, mut demonstrated) = (Vec::new(), Vec::new());
+    for plan in &plans {
+        for row in &plan.rows {
+            let place = format!("{}, {}", plan.name, clock_text(row.from));
+            if let (Some(parts), Some(chapter)) = (&row.parts, &row.chapter) {
+                worked.push(chapter.clone());
+                check_minutes(&place, chapter, parts, &mut problems);
+                check_sections(&place, chapter, row, parts, &mut problems);
+            } else if row.what.contains("live demo") {
+                if row.minutes < Some(LIVE_DEMO_MINUTES) {
                     problems.push(format!(
-                        "{place}: a live demo takes {LIVE_DEMO_MINUTES} min, no reading"
+                        "{place}: a live demo takes {LIVE_DEMO_MINUTES} min"
                     ));
                 }
-                if heading == PLANS[0] {
-                    demonstrated.push(chapter);
-                }
-                continue;
-            }
-            worked.push(chapter.clone());
-            match stated.get(&chapter) {
-                Some(size) => check_worked_box(&row, &chapter, size, &mut problems),
-                None => {
-                    problems.push(format!("{place}: {chapter} has no measured row"));
+                if plan.name == PLANS[0] {
+                    demonstrated.extend(plan::linked_chapter(&row.what));
                 }
             }
         }
@@ -647,44 +609,77 @@ fn every_chapter_box_adds_up_and_assigns_only_core_sections() {
         }
     }
     assert!(
-        worked.len() + demonstrated.len() >= 8,
-        "only {} chapter boxes found in the plans",
-        worked.len() + demonstrated.len()
+        worked.len() >= 8,
+        "only {} chapter boxes in the plans",
+        worked.len()
     );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// One box of a chapter the room works through: its sum, and the sections
-/// and exercises it assigns.
-fn check_worked_box(
-    row: &PlanRow,
+/// A box's declared minutes against the chapter measured at the page's
+/// rates: never fewer, so a box whose reading grows must grow with it.
+fn check_minutes(
+    place: &str,
     chapter: &str,
-    size: &Stated,
+    parts: &Parts,
     problems: &mut Vec<String>,
 ) {
-    let place = &row.place;
-    let exercises = row
-        .what
-        .split_once("Try it ")
-        .map(|(_, list)| exercise_numbers(list))
-        .unwrap_or_default();
-    let (covers, skips) = row.what.split_once("skips").unwrap_or((&row.what, ""));
-    let build = if covers.contains("Build it") {
-        size.build_it
-    } else {
-        0
-    };
-    let exercise_minutes = exercises.len() * MINUTES_PER_EXERCISE;
-    let reading = size.core_reading;
-    let want = format!(
-        "{} min = {TEACHER_INTRO_MINUTES} intro + {reading} reading + \
-         {exercise_minutes} Try it + {build} build it",
-        TEACHER_INTRO_MINUTES + reading + exercise_minutes + build,
-    );
-    let stated_box = format!("{} min = {}", row.minutes.unwrap_or(0), row.parts);
-    if stated_box != want {
-        problems.push(format!("{place}: `{stated_box}`, should be `{want}`"));
+    let (words, code) = sections(chapter)
+        .iter()
+        .filter(|s| {
+            s.heading.is_empty() || parts.read.contains(&s.heading.replace('`', ""))
+        })
+        .fold((0, 0), |(words, code), s| {
+            (
+                words + s.words - s.skimmed_words,
+                code + s.code_lines - s.skimmed_code_lines,
+            )
+        });
+    let needed = reading(words, code);
+    if parts.reading < needed {
+        problems.push(format!(
+            "{place}: {chapter}'s box reads {words} words and {code} lines of code, \
+             {needed} min at the page's rates; its sections declare {} min: \
+             raise their minutes or read less",
+            parts.reading
+        ));
     }
+    if parts.intro < TEACHER_INTRO_MINUTES {
+        problems.push(format!(
+            "{place}: {} min of introduction, less than {TEACHER_INTRO_MINUTES}",
+            parts.intro
+        ));
+    }
+    let exercises = parts.exercises.len() * MINUTES_PER_EXERCISE;
+    if parts.try_it < exercises {
+        problems.push(format!(
+            "{place}: {chapter}'s Try it declares {} min for the box's exercises {:?}, \
+             less than {exercises}",
+            parts.try_it,
+            parts.exercises
+        ));
+    }
+    if parts.build_it > 0 {
+        let folder = chapter.strip_suffix(".md").expect("a chapter file");
+        let track = measure(chapter, folder).build_it();
+        if parts.build_it < track {
+            problems.push(format!(
+                "{place}: {chapter}'s Build it declares {} min, its track takes {track}",
+                parts.build_it
+            ));
+        }
+    }
+}
+
+/// The sections and exercises a box names, against its chapter's note.
+fn check_sections(
+    place: &str,
+    chapter: &str,
+    row: &Row,
+    parts: &Parts,
+    problems: &mut Vec<String>,
+) {
+    let (covers, skips) = row.what.split_once("skips").unwrap_or((&row.what, ""));
     let Some((core, depth)) = core_note(chapter) else {
         problems.push(format!("{place}: {chapter} has no core note"));
         return;
@@ -699,19 +694,19 @@ fn check_worked_box(
                 .push(format!("{place}: does not name \"{section}\" as skipped"));
         }
     }
-    if build > 0 && !core.iter().any(|section| section == "Build it") {
+    if parts.build_it > 0 && !core.iter().any(|section| section == "Build it") {
         problems.push(format!(
             "{place}: builds it, but {chapter}'s Build it is depth"
         ));
     }
     let position = |section: &str| covers.find(section);
-    if build > 0 && position("Build it") > position("The code") {
+    if parts.build_it > 0 && position("Build it") > position("The code") {
         problems.push(format!(
             "{place}: reads The code, the answer, before Build it"
         ));
     }
     let core_exercises = core_exercises(chapter);
-    for exercise in &exercises {
+    for exercise in &parts.exercises {
         if !core_exercises.contains(exercise) {
             problems.push(format!(
                 "{place}: assigns Try it {exercise}, which {chapter} calls depth"
@@ -720,27 +715,27 @@ fn check_worked_box(
     }
 }
 
-/// The numbers `1, 3`, `1 and 3` or `1-4` name, up to the first word
-/// that is none of these.
-fn exercise_numbers(list: &str) -> Vec<usize> {
-    let mut numbers = Vec::new();
-    for word in list.split_whitespace() {
-        let word = word.trim_end_matches([',', ';']);
-        if word == "and" {
-            continue;
-        }
-        if let Some((a, b)) = word.split_once('-') {
-            if let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<usize>()) {
-                numbers.extend(a..=b);
-                continue;
-            }
-        }
-        match word.parse::<usize>() {
-            Ok(number) => numbers.push(number),
-            Err(_) => break,
-        }
+/// The page's source holds each plan once, as its declaration, and no
+/// table of times written by hand; the book shows each as a table.
+#[test]
+fn the_plans_are_declared_once_and_expanded_into_tables() {
+    let page = teacher_page();
+    for heading in ["## One day", "## A second day"] {
+        let section = page
+            .split_once(&format!("\n{heading}\n"))
+            .map_or("", |(_, rest)| rest.split("\n## ").next().unwrap_or(rest));
+        assert!(
+            section.contains(plan::PLAN_OPENING),
+            "teacher.md: `{heading}` declares no plan"
+        );
+        assert!(
+            !section.contains("| from |"),
+            "teacher.md: `{heading}` holds a plan table written by hand"
+        );
     }
-    numbers
+    let expanded = plan::expand(&page, &the_plans());
+    assert!(!expanded.contains(plan::PLAN_OPENING));
+    assert_eq!(expanded.matches("| from | box | what |").count(), 2);
 }
 
 /// The first line of prose under each `## ` heading of a chapter.
@@ -750,7 +745,10 @@ fn labels(chapter: &str) -> Vec<(String, String)> {
     let mut lines = markdown.lines();
     while let Some(line) = lines.next() {
         if let Some(heading) = line.strip_prefix("## ") {
-            let first = lines.by_ref().find(|line| !line.trim().is_empty());
+            // The minutes line is for the plans, not the reader.
+            let first = lines.by_ref().find(|line| {
+                !line.trim().is_empty() && plan::minutes_line(line).is_none()
+            });
             labels.push((heading.replace('`', ""), first.unwrap_or("").to_owned()));
         }
     }

@@ -15,6 +15,11 @@
 //!   (how the book includes code) and `// BUILD k/n: …` (how `cargo
 //!   workshop` finds a track) are left out, as the pinned diffs leave them.
 //!
+//! It also writes the teacher's plans: each `<!-- plan: … -->` in
+//! `teacher.md` becomes its table, its boxes' minutes summed from the
+//! minutes the chapters declare under their headings (`workshop_tests::plan`),
+//! so a time is stated once, beside the text it times.
+//!
 //! Every other include (console output from snapshots, pinned diffs) is
 //! left to `links`. The protocol is mdBook's: `book-code supports <renderer>`
 //! answers yes, and otherwise `[context, book]` comes as JSON on stdin and
@@ -29,6 +34,7 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 use workshop_tests::book::{AuthorsVersion, Include, includes, normalized};
+use workshop_tests::plan;
 
 fn main() -> ExitCode {
     match env::args().nth(1).as_deref() {
@@ -81,7 +87,7 @@ fn rewrite_chapters(value: &mut Value, sources: &mut Sources) -> Result<(), Stri
             if let (Some(path), Some(Value::String(content))) =
                 (path, object.get_mut("content"))
             {
-                *content = sources.expand(&path, content)?;
+                *content = rewrite(&path, content, sources)?;
             }
             for child in object.values_mut() {
                 rewrite_chapters(child, sources)?;
@@ -95,6 +101,22 @@ fn rewrite_chapters(value: &mut Value, sources: &mut Sources) -> Result<(), Stri
         _ => {}
     }
     Ok(())
+}
+
+/// One chapter: its code included, and on the teacher's page the plans
+/// written out as tables.
+fn rewrite(
+    path: &str,
+    content: &str,
+    sources: &mut Sources,
+) -> Result<String, String> {
+    let content = sources.expand(path, content)?;
+    if path != "teacher.md" {
+        return Ok(content);
+    }
+    let plans = plan::plans(&content, &sources.book_src)
+        .map_err(|err| format!("teacher.md: {err}"))?;
+    Ok(plan::expand(&content, &plans))
 }
 
 /// Where included code is read from, each file read once.

@@ -1,0 +1,357 @@
+//! The teacher's plans, computed from the minutes the chapters declare.
+//!
+//! A chapter states how long each of its sections takes where the section
+//! is written, on the first line under its heading: `<!-- minutes: N -->`
+//! (`<!-- minutes: N per exercise -->` under "Try it"); the line under the
+//! chapter's `# ` title times the text above its first `## `. A plan is
+//! declared once, in `book/src/teacher.md`, as an HTML comment:
+//!
+//! ```text
+//! <!-- plan: one-day, from 9:00, intro 5
+//! 20 | welcome: …
+//! box | [Step 1](step01-while-loop.md): The idea, The code, Run it; Try it 1 (…); skips …
+//! 15 | break
+//! -->
+//! ```
+//!
+//! A `box` row takes, from its chapter, every `## ` section its text names
+//! before `skips`, the exercises it names after `Try it`, and the title's
+//! text; its minutes are the intro's plus theirs. The book's preprocessor
+//! (`src/bin/book-code.rs`) turns each plan into its table, times of day
+//! computed, and `tests/teacher_plan.rs` checks the same rows against the
+//! day's limits and the chapters' sizes. Being one computation, the table
+//! a teacher reads and the plan the test checks cannot drift apart.
+
+use std::path::Path;
+
+use crate::book::read_text;
+
+/// The start of a plan's declaration in `teacher.md`.
+pub const PLAN_OPENING: &str = "<!-- plan: ";
+
+/// A chapter's declared minutes: its title's, and each `## ` section's.
+#[derive(Debug, Default, Clone)]
+pub struct ChapterMinutes {
+    pub title: Option<usize>,
+    /// Each `## ` heading (backticks removed) and its minutes line, if any;
+    /// under "Try it", the minutes of one exercise.
+    pub sections: Vec<(String, Option<usize>)>,
+}
+
+/// The minutes in a `<!-- minutes: N -->` line, or `N per exercise`.
+pub fn minutes_line(line: &str) -> Option<usize> {
+    let inner = line.trim().strip_prefix("<!-- minutes: ")?;
+    let inner = inner.strip_suffix("-->")?.trim();
+    let number = inner.strip_suffix(" per exercise").unwrap_or(inner);
+    number.parse().ok()
+}
+
+/// The minutes a chapter's Markdown declares under its headings.
+pub fn chapter_minutes(markdown: &str) -> ChapterMinutes {
+    let mut found = ChapterMinutes::default();
+    let mut lines = markdown.lines().peekable();
+    while let Some(line) = lines.next() {
+        let heading = if line.starts_with("# ") {
+            None
+        } else if let Some(heading) = line.strip_prefix("## ") {
+            Some(heading.replace('`', ""))
+        } else {
+            continue;
+        };
+        while lines.peek().is_some_and(|next| next.trim().is_empty()) {
+            lines.next();
+        }
+        let minutes = lines.peek().and_then(|next| minutes_line(next));
+        match heading {
+            None => found.title = minutes,
+            Some(heading) => found.sections.push((heading, minutes)),
+        }
+    }
+    found
+}
+
+/// What a chapter's box takes, in minutes, and the sections it reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parts {
+    pub intro: usize,
+    pub reading: usize,
+    pub try_it: usize,
+    pub build_it: usize,
+    /// The `## ` sections read (not "Try it" or "Build it").
+    pub read: Vec<String>,
+    pub exercises: Vec<usize>,
+    /// Minutes from the box's start to the end of Build it, if it builds.
+    pub built_after: Option<usize>,
+}
+
+impl Parts {
+    pub fn total(&self) -> usize {
+        self.intro + self.reading + self.try_it + self.build_it
+    }
+}
+
+/// One row of a plan, its time of day computed.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub from: usize,
+    /// `None` for the day's end.
+    pub minutes: Option<usize>,
+    /// A chapter's box: where its minutes come from.
+    pub parts: Option<Parts>,
+    /// The chapter file a box works through.
+    pub chapter: Option<String>,
+    pub what: String,
+}
+
+/// A plan as declared: its name and rows.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub name: String,
+    pub rows: Vec<Row>,
+}
+
+/// Every plan declared in `teacher.md`'s Markdown, computed from the
+/// chapters in `book_src`.
+pub fn plans(page: &str, book_src: &Path) -> Result<Vec<Plan>, String> {
+    declarations(page)
+        .into_iter()
+        .map(|(header, body)| plan(header, body, book_src))
+        .collect()
+}
+
+/// The header line and the row lines of each plan comment in a page.
+pub fn declarations(page: &str) -> Vec<(&str, Vec<&str>)> {
+    let mut found = Vec::new();
+    let mut rest = page;
+    while let Some(open) = rest.find(PLAN_OPENING) {
+        let after = &rest[open + PLAN_OPENING.len()..];
+        let body = after.split("-->").next().unwrap_or(after);
+        let mut lines = body.lines();
+        let header = lines.next().unwrap_or("");
+        found.push((header, lines.filter(|l| !l.trim().is_empty()).collect()));
+        rest = &after[body.len()..];
+    }
+    found
+}
+
+fn plan(header: &str, body: Vec<&str>, book_src: &Path) -> Result<Plan, String> {
+    let field = |name: &str| {
+        header
+            .split(", ")
+            .find_map(|part| part.strip_prefix(name))
+            .map(str::trim)
+            .ok_or_else(|| format!("plan `{header}`: no `{name}`"))
+    };
+    let name = header.split(',').next().unwrap_or("").trim().to_owned();
+    let mut from = clock(field("from ")?)?;
+    let intro: usize = field("intro ")?
+        .parse()
+        .map_err(|_| format!("plan `{name}`: `intro` is not minutes"))?;
+    let mut rows = Vec::new();
+    for line in body {
+        let row = row(line.trim(), from, intro, book_src)
+            .map_err(|err| format!("plan `{name}`, `{line}`: {err}"))?;
+        from += row.minutes.unwrap_or(0);
+        rows.push(row);
+    }
+    Ok(Plan { name, rows })
+}
+
+fn row(
+    line: &str,
+    from: usize,
+    intro: usize,
+    book_src: &Path,
+) -> Result<Row, String> {
+    let mut row = Row {
+        from,
+        minutes: None,
+        parts: None,
+        chapter: None,
+        what: String::new(),
+    };
+    if line == "end" {
+        return Ok(row);
+    }
+    let (kind, what) = line.split_once(" | ").ok_or("not `minutes | what`")?;
+    what.clone_into(&mut row.what);
+    if kind == "box" {
+        let chapter = linked_chapter(what).ok_or("a box with no chapter link")?;
+        let markdown = read_text(&book_src.join(&chapter));
+        let parts = box_parts(what, &chapter_minutes(&markdown), intro)
+            .map_err(|err| format!("{chapter}: {err}"))?;
+        row.minutes = Some(parts.total());
+        row.parts = Some(parts);
+        row.chapter = Some(chapter);
+    } else {
+        row.minutes = Some(kind.parse().map_err(|_| "not minutes")?);
+    }
+    Ok(row)
+}
+
+/// What a box takes from its chapter, as its text names it.
+pub fn box_parts(
+    what: &str,
+    chapter: &ChapterMinutes,
+    intro: usize,
+) -> Result<Parts, String> {
+    let covers = what.split_once("skips").map_or(what, |(covers, _)| covers);
+    let declared = |heading: &str| -> Result<usize, String> {
+        chapter
+            .sections
+            .iter()
+            .find(|(name, _)| name == heading)
+            .and_then(|(_, minutes)| *minutes)
+            .ok_or_else(|| format!("\"{heading}\" declares no minutes"))
+    };
+    let title = chapter.title.ok_or("its title declares no minutes")?;
+    let mut parts = Parts {
+        intro,
+        reading: title,
+        try_it: 0,
+        build_it: 0,
+        read: Vec::new(),
+        exercises: covers
+            .split_once("Try it ")
+            .map(|(_, list)| exercise_numbers(list))
+            .unwrap_or_default(),
+        built_after: None,
+    };
+    let build_at = covers.find("Build it");
+    let mut read_before_build = title;
+    for (heading, _) in &chapter.sections {
+        let Some(position) = covers.find(heading.as_str()) else {
+            continue;
+        };
+        match heading.as_str() {
+            "Try it" => parts.try_it = declared(heading)? * parts.exercises.len(),
+            "Build it" => parts.build_it = declared(heading)?,
+            _ => {
+                let minutes = declared(heading)?;
+                parts.reading += minutes;
+                parts.read.push(heading.clone());
+                if build_at.is_some_and(|at| position < at) {
+                    read_before_build += minutes;
+                }
+            }
+        }
+    }
+    if build_at.is_some() {
+        parts.built_after = Some(intro + read_before_build + parts.build_it);
+    }
+    Ok(parts)
+}
+
+/// The numbers `1, 3`, `1 and 3` or `1-4` name, up to the first word
+/// that is none of these.
+pub fn exercise_numbers(list: &str) -> Vec<usize> {
+    let mut numbers = Vec::new();
+    for word in list.split_whitespace() {
+        let word = word.trim_end_matches([',', ';']);
+        if word == "and" {
+            continue;
+        }
+        if let Some((a, b)) = word.split_once('-') {
+            if let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<usize>()) {
+                numbers.extend(a..=b);
+                continue;
+            }
+        }
+        match word.parse::<usize>() {
+            Ok(number) => numbers.push(number),
+            Err(_) => break,
+        }
+    }
+    numbers
+}
+
+/// The step chapter a text links to first: `[Step 1](step01-while-loop.md)`.
+pub fn linked_chapter(text: &str) -> Option<String> {
+    let (_, rest) = text.split_once("](step")?;
+    let file = rest.split([')', '#']).next()?;
+    Some(format!("step{file}"))
+}
+
+/// `9:50` as minutes after midnight.
+pub fn clock(text: &str) -> Result<usize, String> {
+    let (hours, minutes) = text.split_once(':').ok_or("a time as h:mm")?;
+    let hours: usize = hours.parse().map_err(|_| format!("`{text}`: hours"))?;
+    let minutes: usize =
+        minutes.parse().map_err(|_| format!("`{text}`: minutes"))?;
+    Ok(hours * 60 + minutes)
+}
+
+pub fn clock_text(minutes: usize) -> String {
+    format!("{}:{:02}", minutes / 60, minutes % 60)
+}
+
+/// A plan as the teacher's page shows it: a table, one row a box.
+pub fn table(plan: &Plan) -> String {
+    let rows = plan.rows.iter().map(|row| {
+        let from = clock_text(row.from);
+        let (boxed, what) = match (&row.minutes, &row.parts) {
+            (None, _) => (String::new(), "end".to_owned()),
+            (Some(minutes), None) => (format!("{minutes} min"), row.what.clone()),
+            (Some(_), Some(parts)) => (breakdown(parts), box_text(row, parts)),
+        };
+        format!("| {from} | {boxed} | {what} |\n")
+    });
+    let head = "| from | box | what |\n| --- | --- | --- |\n";
+    std::iter::once(head.to_owned()).chain(rows).collect()
+}
+
+fn breakdown(parts: &Parts) -> String {
+    format!(
+        "{} min = {} intro + {} reading + {} Try it + {} build it",
+        parts.total(),
+        parts.intro,
+        parts.reading,
+        parts.try_it,
+        parts.build_it
+    )
+}
+
+/// A box's text and, when it builds, the catch-up move at the time its
+/// Build it ends: whoever is not done takes the authors' code, so that the
+/// room runs the same program in Run it.
+fn box_text(row: &Row, parts: &Parts) -> String {
+    let step = row
+        .chapter
+        .as_deref()
+        .and_then(|chapter| chapter.get(4..6))
+        .and_then(|digits| digits.parse::<u32>().ok());
+    match (parts.built_after, step) {
+        (Some(after), Some(step)) => format!(
+            "{}. **At {}**, Build it's end: whoever's `cargo workshop check {step}` \
+             still fails runs `cargo workshop reset {step} --force`, the authors' \
+             code (after `cargo workshop diff {step} > mine.diff` to keep their \
+             own), so Run it works for everyone",
+            row.what.trim_end_matches('.'),
+            clock_text(row.from + after)
+        ),
+        _ => row.what.clone(),
+    }
+}
+
+/// `teacher.md`'s Markdown with each plan comment replaced by its table.
+pub fn expand(page: &str, plans: &[Plan]) -> String {
+    let mut out = String::new();
+    let mut rest = page;
+    let mut plans = plans.iter();
+    while let Some(open) = rest.find(PLAN_OPENING) {
+        out.push_str(&rest[..open]);
+        let after = &rest[open..];
+        let close = after.find("-->").map_or(after.len(), |close| close + 3);
+        if let Some(plan) = plans.next() {
+            out.push_str(table(plan).trim_end());
+        }
+        rest = &after[close..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Reads `teacher.md` from `book_src` and returns its plans.
+pub fn teacher_plans(book_src: &Path) -> Result<Vec<Plan>, String> {
+    plans(&read_text(&book_src.join("teacher.md")), book_src)
+}
