@@ -341,7 +341,7 @@ pub fn blanked(text: &str, marked: &[&Marked]) -> String {
 /// any other is their work, even with a `todo!()` left in it.
 pub fn is_the_blank(marked: &Marked, body: &str) -> bool {
     let blank = format!("{{{}}}", marked.todo_call());
-    squeezed(body) == squeezed(&blank)
+    without_spaces(body) == without_spaces(&blank)
 }
 
 /// Whether `body` is not finished: the blank, or work with a `todo!()`
@@ -352,7 +352,7 @@ pub fn is_unfinished(marked: &Marked, body: &str) -> bool {
 }
 
 /// `code` without its spaces and line breaks.
-pub fn squeezed(code: &str) -> String {
+pub fn without_spaces(code: &str) -> String {
     code.split_whitespace().collect()
 }
 

@@ -39,7 +39,7 @@ const OUTPUT: [&str; 3] = ["deps", "build", ".fingerprint"];
 /// stays, with Cargo's fingerprints for it.)
 pub fn seed(from: &Path, to: &Path) -> Result<(), String> {
     for folder in OUTPUT {
-        place(
+        share_or_copy(
             &from.join(PROFILE).join(folder),
             &to.join(PROFILE).join(folder),
         )?;
@@ -49,12 +49,12 @@ pub fn seed(from: &Path, to: &Path) -> Result<(), String> {
 
 /// Puts `from` at `to`, file by file for a folder; each file shared if
 /// rustc or the linker wrote it, else copied.
-fn place(from: &Path, to: &Path) -> Result<(), String> {
+fn share_or_copy(from: &Path, to: &Path) -> Result<(), String> {
     let failed = |err: std::io::Error| format!("{}: {err}", to.display());
     if from.is_dir() {
         fs::create_dir_all(to).map_err(failed)?;
         for entry in fs::read_dir(from).map_err(failed)?.flatten() {
-            place(&entry.path(), &to.join(entry.file_name()))?;
+            share_or_copy(&entry.path(), &to.join(entry.file_name()))?;
         }
         return Ok(());
     }

@@ -95,7 +95,7 @@ pub fn check(
         runner::run_tests_until(&cases, &settings, progress, |runs, left_out| {
             a_failure_to_explain(runs, left_out, &cases, &own_tests)
         });
-    let mut checked = judge(step, &marked, &ran, &cargo, progress)?;
+    let mut checked = verdict_on(step, &marked, &ran, &cargo, progress)?;
     checked
         .report
         .push_str(&warned(step, &own_warnings(step, &marked, &built.warnings)));
@@ -239,7 +239,7 @@ fn test_cases(
 /// All passed; or a written function is wrong (named from what failed);
 /// or the next blank function, in track order, is to be written; or tests
 /// fail that no one function answers for.
-fn judge(
+fn verdict_on(
     step: &Step,
     marked: &[Marked],
     ran: &Ran,
@@ -254,7 +254,8 @@ fn judge(
     if failures.is_empty() {
         return Ok(passes(step, marked, ran.runs.len()));
     }
-    let mut checked = judge_failures(step, marked, &failures, ran, cargo, progress)?;
+    let mut checked =
+        verdict_on_failures(step, marked, &failures, ran, cargo, progress)?;
     if failures.iter().all(|run| run.case.file == TRACES) {
         checked.report = format!(
             "The loop no longer says what it does: step {n}'s other tests \
@@ -269,7 +270,7 @@ fn judge(
 
 /// The verdict on `failures`, some of `ran`; `Err` when the tool's own
 /// machinery failed on the way to one (the probe's copy).
-fn judge_failures(
+fn verdict_on_failures(
     step: &Step,
     marked: &[Marked],
     failures: &[&TestRun],
@@ -356,7 +357,7 @@ fn changed_functions<'a>(step: &Step, marked: &'a [Marked]) -> Vec<&'a Marked> {
         .filter(|m| {
             let now = &step.read(&m.file)[m.whole()];
             authors_function(step, m).is_none_or(|original| {
-                track::squeezed(&original) != track::squeezed(now)
+                track::without_spaces(&original) != track::without_spaces(now)
             })
         })
         .collect()
@@ -410,7 +411,7 @@ fn ids(runs: &[&TestRun]) -> Vec<String> {
     runs.iter().map(|run| run.case.id()).collect()
 }
 
-fn place(step: &Step, marked: &Marked) -> String {
+fn file_and_line(step: &Step, marked: &Marked) -> String {
     format!(
         "{}/{}, line {}",
         step.folder,
@@ -448,7 +449,7 @@ fn not_right(
         .copied()
         .filter(|run| blame.tests.contains(&run.case.id()))
         .collect();
-    answered.sort_by_key(|run| (telling(run), run.case.id() != m.test));
+    answered.sort_by_key(|run| (clarity_rank(run), run.case.id() != m.test));
     // The function's own test, the one its marker names, says the most
     // about it, when it failed with a message rather than hung.
     let own = failures
@@ -473,7 +474,7 @@ fn not_right(
              again.\n\n{}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again with \
              `cargo workshop check {}`.",
             m.function,
-            place(step, m),
+            file_and_line(step, m),
             step.number,
             m.section,
             describe(shown),
@@ -514,7 +515,7 @@ fn passed_on_rerun(step: &Step, failures: &[&TestRun]) -> Checked {
 
 /// Which failure shows a mistake best, lowest first: a crash says the most
 /// in the fewest words, a hang the least.
-fn telling(run: &TestRun) -> u8 {
+fn clarity_rank(run: &TestRun) -> u8 {
     match run.outcome {
         Outcome::StackOverflow(_) => 0,
         Outcome::OutOfMemory(_) => 1,
@@ -560,7 +561,7 @@ fn write_next(
                 "finish (a `todo!()` is still in it)"
             },
             next.function,
-            place(step, next),
+            file_and_line(step, next),
             next.section,
             marked.len()
         ),
@@ -576,7 +577,7 @@ fn not_pinned(
 ) -> Checked {
     let n = step.number;
     let mut sorted = failures.to_vec();
-    sorted.sort_by_key(|run| telling(run));
+    sorted.sort_by_key(|run| clarity_rank(run));
     let shown = sorted[0];
     let why = if marked.is_empty() {
         String::new()
@@ -960,7 +961,7 @@ mod tests {
             root: step.root.clone(),
             target_dir: None,
         };
-        let report = judge(&step, &[], &ran, &cargo, &Progress::new(true))
+        let report = verdict_on(&step, &[], &ran, &cargo, &Progress::new(true))
             .expect("a verdict")
             .report;
         assert!(
