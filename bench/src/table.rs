@@ -166,14 +166,7 @@ fn format_ratio(ratio: f64) -> String {
 
 /// `84,210`: a whole number with its thousands separated.
 pub(crate) fn group_thousands(whole: f64) -> String {
-    let digits = format!("{:.0}", whole.abs());
-    let mut grouped = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(digit);
-    }
+    let mut grouped = plumbing::digits::grouped(&format!("{:.0}", whole.abs()));
     if whole < 0.0 {
         grouped.insert(0, '-');
     }

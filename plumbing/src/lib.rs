@@ -7,4 +7,5 @@
 //! and nothing else.
 
 pub mod console;
+pub mod digits;
 pub mod trace;

@@ -148,15 +148,4 @@ pub(super) fn wanted() -> bool {
     }
 }
 
-/// `57000` as `57,000`.
-pub(super) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
+pub(super) use crate::digits::thousands;
