@@ -5,7 +5,12 @@
 //! complete on its own. What is no step's lesson lives here once instead,
 //! so that the diff between two steps shows the capability that step adds
 //! and nothing else.
+//!
+//! Two small formatters live here too because the authors' tools share
+//! them with the trace or with each other: `digits` (thousands grouped)
+//! and `calendar` (a civil date without a date crate).
 
+pub mod calendar;
 pub mod console;
 pub mod digits;
 pub mod trace;

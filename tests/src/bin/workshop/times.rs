@@ -452,25 +452,9 @@ fn median(sorted: &[u64]) -> u64 {
     }
 }
 
-/// Seconds since 1970 as `YYYY-MM-DD HH:MM`, UTC (the civil calendar from
-/// a day count, as in Howard Hinnant's `civil_from_days`).
+/// Seconds since 1970 as `YYYY-MM-DD HH:MM`, UTC.
 pub fn utc(seconds: u64) -> String {
-    let days = i64::try_from(seconds / 86_400).unwrap_or(0) + 719_468;
-    let era = days.div_euclid(146_097);
-    let day_of_era = days.rem_euclid(146_097);
-    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524
-        - day_of_era / 146_096)
-        / 365;
-    let day_of_year =
-        day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let shifted_month = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
-    let month = if shifted_month < 10 {
-        shifted_month + 3
-    } else {
-        shifted_month - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    let (year, month, day) = plumbing::calendar::civil_from_days(seconds / 86_400);
     let minutes = seconds % 86_400 / 60;
     format!(
         "{year:04}-{month:02}-{day:02} {:02}:{:02}",
