@@ -25,11 +25,13 @@ use workshop_tests::book::{book_src, chapters, read_text};
 use workshop_tests::workspace_root;
 
 /// A table cell's characters per printed line, for each table of the
-/// handout in order, column by column: read off the printed Letter page
-/// (`pdftotext -layout`), whose lines in each column held up to 63, 48
-/// and 78 characters, rounded down so that a cell is never counted shorter
-/// than it printed. The first columns (the step, the command) do not wrap.
-const COLUMN_CHARS: [&[usize]; 2] = [&[4, 60, 46], &[30, 74]];
+/// handout in order, column by column: read off the printed A4 page
+/// (`pdftotext -layout`), the narrower of the two, whose lines held 56 to
+/// 63, 38 to 47 and 71 to 78 characters (a proportional font: it depends
+/// on the letters), taken near the low end so that a cell is counted no
+/// shorter than it printed. The first columns (the step, the command) do
+/// not wrap.
+const COLUMN_CHARS: [&[usize]; 2] = [&[4, 54, 42], &[30, 72]];
 
 /// A code block's line is printed on one line: about this many characters
 /// fit across the page in the code's 8.5 pt (0.6 em a character, on A4's
@@ -38,8 +40,8 @@ const COLUMN_CHARS: [&[usize]; 2] = [&[4, 60, 46], &[30, 74]];
 const CODE_LINE_CHARS: usize = 100;
 
 /// A line of prose (a paragraph's text) in characters per printed line:
-/// 121 on the printed page, rounded down.
-const PROSE_CHARS: usize = 115;
+/// 118 on the printed A4 page, rounded down.
+const PROSE_CHARS: usize = 110;
 
 /// What a heading costs, in body lines: `#` and `##`, with their margins.
 const H1_LINES: usize = 3;
@@ -47,15 +49,15 @@ const H2_LINES: usize = 2;
 
 /// The printed lines one page holds, counted as `printed_lines` counts
 /// them. Measured on 2026-11-27 with Chromium 156 (Debian 12): the handout
-/// as committed counts 52 lines and printed on one page of each size, its
+/// as committed counts 57 lines and printed on one page of each size, its
 /// last line 710 pt down Letter's 792 pt page (the bottom margin starts at
 /// 758 pt). Then one-line rows were added to the build track's table, the
 /// costliest line this count knows (a prose or code line, or a heading's
-/// share, takes less paper than a table row): with 2 more (54 lines) it
-/// still printed on one Letter and one A4 page; with 3 (55) Letter took a
-/// second page, and with 4 so did A4. Letter is the shorter page, so 54 is
+/// share, takes less paper than a table row): with 2 more (59 lines) it
+/// still printed on one Letter and one A4 page; with 3 (60) Letter took a
+/// second page, and with 4 so did A4. Letter is the shorter page, so 59 is
 /// the budget.
-const PAGE_LINES: usize = 54;
+const PAGE_LINES: usize = 59;
 
 /// The part of `handout.md` that is printed: inside `<div class="handout">`.
 fn printed_part(markdown: &str) -> &str {
@@ -67,10 +69,21 @@ fn printed_part(markdown: &str) -> &str {
     &rest[..end]
 }
 
-/// The text a reader sees of a Markdown line: without backticks and the
-/// markers of emphasis.
+/// How wide the text a reader sees of a Markdown line is, in characters of
+/// prose: without backticks and the markers of emphasis, and a character
+/// of code, in its monospace font, as wide as 5/4 of one of prose.
 fn visible_chars(text: &str) -> usize {
-    text.chars().filter(|c| !matches!(c, '`' | '*')).count()
+    let mut quarters: usize = 0;
+    let mut in_code = false;
+    for c in text.chars() {
+        match c {
+            '`' => in_code = !in_code,
+            '*' if !in_code => {}
+            _ if in_code => quarters += 5,
+            _ => quarters += 4,
+        }
+    }
+    quarters.div_ceil(4)
 }
 
 /// The printed lines `markdown`'s printed part takes, estimated from how
@@ -96,7 +109,7 @@ fn printed_lines(markdown: &str) -> usize {
         }
         if in_code {
             assert!(
-                visible_chars(line) <= CODE_LINE_CHARS,
+                line.chars().count() <= CODE_LINE_CHARS,
                 "handout.md: a code line wider than the page \
                  ({CODE_LINE_CHARS} characters): {line}"
             );
