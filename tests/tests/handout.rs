@@ -180,6 +180,10 @@ fn the_handout_is_a_page_of_the_book_with_its_print_style() {
         chapters().iter().any(|chapter| chapter == "handout.md"),
         "SUMMARY.md does not list handout.md"
     );
+    assert!(
+        handout().contains("--print-to-pdf="),
+        "handout.md's note no longer says how the page was printed"
+    );
     let book = workspace_root().join("book");
     let toml = read_text(&book.join("book.toml"));
     assert!(
