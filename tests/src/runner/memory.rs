@@ -180,11 +180,10 @@ fn resident_bytes(pid: &str) -> Option<u64> {
     Some(kib << 10)
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
 
-    #[cfg(target_os = "linux")]
     #[test]
     fn a_groups_resident_memory_is_found() {
         let me = std::process::id();
