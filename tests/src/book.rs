@@ -248,7 +248,7 @@ impl Part {
 }
 
 /// Steps' files as the authors wrote them, from the stored copy in
-/// `tests/authors/` (`crate::authors`): `cargo workshop start` blanks
+/// `tests/authors/` (`workshop::authors`): `cargo workshop start` blanks
 /// functions on disk, and the book (and the plans measured from it) must
 /// still show the authors' bodies, in a clone, a ZIP download or a course's
 /// repository alike, whatever the participant committed since.
@@ -257,7 +257,7 @@ pub struct AuthorsVersion {
     /// The workshop's root: the nearest folder holding `tests/authors/`.
     root: Option<PathBuf>,
     /// Each step's stored files, read once (`None`: no stored copy).
-    steps: RefCell<HashMap<String, Option<crate::authors::Files>>>,
+    steps: RefCell<HashMap<String, Option<workshop::authors::Files>>>,
 }
 
 impl AuthorsVersion {
@@ -265,7 +265,7 @@ impl AuthorsVersion {
     pub fn around(dir: &Path) -> AuthorsVersion {
         let root = dir
             .ancestors()
-            .find(|folder| folder.join(crate::authors::FOLDER).is_dir())
+            .find(|folder| folder.join(workshop::authors::FOLDER).is_dir())
             .map(Path::to_path_buf);
         AuthorsVersion {
             root,
@@ -288,7 +288,7 @@ impl AuthorsVersion {
         let mut steps = self.steps.borrow_mut();
         let files = steps
             .entry(folder.clone())
-            .or_insert_with(|| crate::authors::read_stored(root, &folder).ok());
+            .or_insert_with(|| workshop::authors::read_stored(root, &folder).ok());
         files.as_ref()?.get(&path.join("/")).cloned()
     }
 
@@ -320,7 +320,7 @@ pub fn normalized(path: &Path) -> PathBuf {
 /// A line that is only a marker for the book or for `cargo workshop`.
 pub fn is_marker_line(line: &str) -> bool {
     let line = line.trim_start();
-    ["// ANCHOR:", "// ANCHOR_END:", crate::track::MARKER]
+    ["// ANCHOR:", "// ANCHOR_END:", workshop::track::MARKER]
         .iter()
         .any(|marker| line.starts_with(marker))
 }
@@ -768,7 +768,7 @@ fn without_marker_lines(text: &str) -> String {
             let line = line.trim_start();
             !(line.starts_with("// ANCHOR:")
                 || line.starts_with("// ANCHOR_END:")
-                || line.starts_with(crate::track::MARKER))
+                || line.starts_with(workshop::track::MARKER))
         })
         .collect()
 }

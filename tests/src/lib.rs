@@ -4,31 +4,29 @@
 //! read the book's sources (`book`) so its checks can find what mdBook misses;
 //! bound a test that could hang, and count a future's polls; run a step's
 //! server for a test to talk to (`server`), and put any step's echo server
-//! through the same scenarios (`echo_server`); find the `// BUILD` markers of
-//! the build-it tracks (`track`) for `cargo workshop` (`src/bin/workshop/`),
-//! read the authors' version of each step it compares with (`authors`),
-//! and run a step's tests for its `check`, each in bounded time and memory
-//! (`runner`).
+//! through the same scenarios (`echo_server`). The participant's tool,
+//! `cargo workshop`, is a crate of its own (`workshop/`); the tests run it
+//! as a participant would (`workshop_program`).
 
-pub mod authors;
 pub mod book;
 pub mod echo_server;
 pub mod figures;
 pub mod plan;
-pub mod readable;
-pub mod runner;
 pub mod server;
-pub mod track;
-pub mod warm_copy;
+
+/// What the tests share with `cargo workshop`, which sets them for the
+/// tests it runs, or builds what they build: one definition, in the tool.
+pub use workshop::{
+    PATIENCE_VAR, PROGRAM_BUILD_ARGS, example_build_args, files_below,
+};
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::env::consts::EXE_SUFFIX;
 use std::fmt;
-use std::fs;
 use std::future::Future;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::process::{Command, Output, Stdio};
 use std::rc::Rc;
@@ -66,7 +64,7 @@ pub fn workshop_program() -> PathBuf {
         .get_or_init(|| {
             escargot::CargoBuild::new()
                 .manifest_path(workspace_root().join("Cargo.toml"))
-                .package("workshop-tests")
+                .package("workshop")
                 .bin("workshop")
                 .run()
                 .expect("the workshop program builds")
@@ -169,33 +167,6 @@ fn build_example(package: &str, example: &str) -> Command {
     built.command()
 }
 
-/// Besides `--bin stepNN`, how the tests build a step's program.
-///
-/// Cargo gives each dependency the features that every package of the
-/// build asks for. Built alone (`-p step04`), a step's rustix would get
-/// fewer than under `cargo test --workspace` (where the tests and the
-/// benchmarks' dev-dependencies ask for more), and it and the step's
-/// library would be compiled a second time, in the middle of the tests.
-/// Asked for the whole workspace, with an example so that dev-dependencies
-/// count, the build reuses what `cargo test --workspace` compiled.
-/// (`cargo workshop check` builds the same before its tests start.)
-pub const PROGRAM_BUILD_ARGS: [&str; 3] =
-    ["--workspace", "--example", "trace_scenes"];
-
-/// Besides `--example EXAMPLE`, how the tests build `package`'s example:
-/// for the same features as `PROGRAM_BUILD_ARGS`, the whole workspace, but
-/// for the other steps, whose examples of the same name would be built to
-/// the same file.
-pub fn example_build_args(package: &str) -> Vec<String> {
-    let mut args = vec!["--workspace".to_owned()];
-    for other in (1..=8).map(|n| format!("step{n:02}")) {
-        if other != package {
-            args.extend(["--exclude".to_owned(), other]);
-        }
-    }
-    args
-}
-
 /// The path of `package`'s binary, built by Cargo from the current source
 /// the first time a test of this process asks for it. Later asks reuse
 /// that path: each trip through Cargo costs a freshness check under
@@ -257,30 +228,6 @@ fn prebuilt(file: &str) -> Option<PathBuf> {
         binary.display()
     );
     Some(binary)
-}
-
-/// Every file below `dir`, as a path relative to it with `/` between its
-/// parts, sorted: the same list on every platform. A folder that cannot be
-/// read is passed over.
-pub fn files_below(dir: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(current) = pending.pop() {
-        for entry in fs::read_dir(&current).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                pending.push(path);
-            } else if let Ok(relative) = path.strip_prefix(dir) {
-                let parts: Vec<_> = relative
-                    .components()
-                    .map(|part| part.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                files.push(parts.join("/"));
-            }
-        }
-    }
-    files.sort();
-    files
 }
 
 /// The repository's root folder, where the workspace `Cargo.toml` is: the
@@ -352,18 +299,14 @@ pub fn snapshot_settings() -> insta::Settings {
 /// Far more than any loop test needs: reaching it in `within` means a hang.
 pub const HANG_LIMIT: Duration = Duration::from_secs(20);
 
-/// Set by `cargo workshop check` in each test's environment: how many
-/// seconds a test may wait for what never comes before it fails with its
-/// own message. Alone, the tests wait `HANG_LIMIT`, made for a machine
-/// busy with anything; under `check`, which runs at most four at once, a
-/// correct test needs a few seconds, and a participant waiting on a
-/// verdict should not wait 20 of them for each hang.
-pub const PATIENCE_VAR: &str = "WORKSHOP_PATIENCE_SECS";
-
 /// `limit`, or the shorter patience `check` asks for (`PATIENCE_VAR`).
 pub fn patience(limit: Duration) -> Duration {
-    std::env::var(PATIENCE_VAR)
-        .ok()
+    patience_given(limit, std::env::var(PATIENCE_VAR).ok().as_deref())
+}
+
+/// `limit`, or `given` seconds if fewer and a number.
+fn patience_given(limit: Duration, given: Option<&str>) -> Duration {
+    given
         .and_then(|secs| secs.parse().ok())
         .map_or(limit, |secs| limit.min(Duration::from_secs(secs)))
 }
@@ -501,6 +444,15 @@ impl Drop for DropFlag {
 
 #[cfg(all(test, unix))]
 mod tests {
+    #[test]
+    fn a_test_under_check_waits_the_patience_it_is_given_if_shorter() {
+        let limit = Duration::from_secs(20);
+        assert_eq!(patience_given(limit, Some("1")), Duration::from_secs(1));
+        assert_eq!(patience_given(limit, Some("60")), limit);
+        assert_eq!(patience_given(limit, None), limit);
+        assert_eq!(patience_given(limit, Some("soon")), limit);
+    }
+
     use super::*;
 
     #[test]

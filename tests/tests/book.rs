@@ -10,13 +10,13 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
+use workshop::track;
 use workshop_tests::book::{
     Include, Part, PinnedDiff, UPDATE_DIFFS_COMMAND, book_src, chapters,
     check_include, expected_diffs, heading_ids, includes, is_marker_line, links,
     listed_whole, normalized, part_of, read_text, snapshot_header_lines,
     step_chapters, step_diff, step_folders, step_number,
 };
-use workshop_tests::track;
 use workshop_tests::{files_below, workspace_root};
 
 /// Every Markdown file under `book/src`, relative to it, `/`-separated.

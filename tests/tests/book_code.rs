@@ -10,10 +10,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
+use workshop::{authors, track};
 use workshop_tests::book::{
     AuthorsVersion, book_src, chapters, includes, is_marker_line, read_text,
 };
-use workshop_tests::{authors, files_below, track, workspace_root};
+use workshop_tests::{files_below, workspace_root};
 
 /// Runs the preprocessor as mdBook would on a book whose root is `root`,
 /// with the given chapters (path in `src`, Markdown), and returns their

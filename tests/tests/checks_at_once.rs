@@ -1,7 +1,7 @@
 //! Whole `cargo workshop check`s, as a room runs them: three at once in one
 //! workshop (two terminals and a habit), and one whose probe cannot write
 //! its copy. Each works in a copy of this workshop whose build starts from
-//! this one's (`workshop_tests::warm_copy`), so only the steps changed here
+//! this one's (`workshop::warm_copy`), so only the steps changed here
 //! are built again.
 //!
 //! Slow (a build of three steps' tests and three probes, a minute or more
@@ -12,8 +12,8 @@ use std::fs;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use workshop_tests::track;
-use workshop_tests::warm_copy;
+use workshop::track;
+use workshop::warm_copy;
 use workshop_tests::{workshop_program, workspace_root};
 
 /// A copy of the workshop, sources and build, removed when dropped.

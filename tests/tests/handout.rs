@@ -201,12 +201,12 @@ fn the_handout_is_a_page_of_the_book_with_its_print_style() {
 /// knows: its usage (`cargo workshop help`) lists it.
 #[test]
 fn the_handouts_workshop_commands_exist() {
-    let usage = read_text(&workspace_root().join("tests/src/bin/workshop/main.rs"));
+    let usage = read_text(&workspace_root().join("workshop/src/main.rs"));
     let usage = usage
         .split_once("const USAGE: &str = \"")
         .and_then(|(_, rest)| rest.split_once("\";"))
         .map(|(usage, _)| usage)
-        .expect("tests/src/bin/workshop/main.rs has its USAGE");
+        .expect("workshop/src/main.rs has its USAGE");
     let handout = handout();
     let mut named = 0;
     for (at, _) in handout.match_indices("cargo workshop ") {

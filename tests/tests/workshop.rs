@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use workshop_tests::authors::{self, FREEZE_COMMAND};
+use workshop::authors::{self, FREEZE_COMMAND};
 use workshop_tests::book::{self, AuthorsVersion};
 use workshop_tests::{workshop_program, workspace_root};
 

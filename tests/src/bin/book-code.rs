@@ -4,7 +4,7 @@
 //! It expands each `{{#include …}}` of Rust or TOML code itself, so that
 //!
 //! - a step's file comes from the authors' version stored in
-//!   `tests/authors/` (`workshop_tests::authors`): after `cargo workshop
+//!   `tests/authors/` (`workshop::authors`): after `cargo workshop
 //!   start 3` blanks step 3's functions to `todo!()`, and whatever the
 //!   participant commits, a book built or served locally still shows the
 //!   authors' bodies where a chapter promises them. For a file the stored

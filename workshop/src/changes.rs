@@ -10,11 +10,11 @@
 use std::fmt::Write as _;
 use std::fs;
 
+use crate::authors::{self, to_lf, usual_ending, with_ending};
+use crate::track::{self, Marked};
 use similar::TextDiff;
-use workshop_tests::authors::{self, to_lf, usual_ending, with_ending};
-use workshop_tests::track::{self, Marked};
 
-use crate::Step;
+use crate::step::Step;
 
 /// One file of the step folder that is not as the authors wrote it.
 #[derive(Debug, PartialEq, Eq)]
@@ -259,7 +259,9 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use super::*;
-    use crate::{fingerprint, start, step_status, write};
+    use crate::commands::start::start;
+    use crate::commands::status::{fingerprint, step_status};
+    use crate::commands::write;
 
     /// A workshop of one step, step 1, copied from this one with its stored
     /// authors' version, in a folder of its own.
@@ -269,7 +271,7 @@ mod tests {
 
     impl Scratch {
         fn new(name: &str) -> Scratch {
-            let from = workshop_tests::workspace_root();
+            let from = crate::workspace_root();
             let root = std::env::temp_dir()
                 .join(format!("workshop-unit-{name}-{}", std::process::id()));
             let _ = fs::remove_dir_all(&root);

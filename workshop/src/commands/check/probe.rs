@@ -28,15 +28,16 @@
 use std::fs;
 use std::path::Path;
 
-use workshop_tests::runner::{
+use crate::runner::{
     self, Cargo, PROBE_DEADLINE, Progress, RERUNS_AT_ONCE, Settings, TestCase,
     TestRun,
 };
-use workshop_tests::track::{self, Marked};
-use workshop_tests::warm_copy;
+use crate::track::{self, Marked};
+use crate::warm_copy;
 
-use crate::check::{Blame, authors_body, authors_function, machine_trouble};
-use crate::{Step, lock};
+use super::lock;
+use super::{Blame, authors_body, authors_function, machine_trouble};
+use crate::step::Step;
 
 /// How many failing tests are rerun for each suspect (and as they are).
 const RERUN: usize = 2;
@@ -649,9 +650,9 @@ fn rerun_in_copy(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::Outcome;
     use std::path::PathBuf;
     use std::time::Duration;
-    use workshop_tests::runner::Outcome;
 
     fn suspect(order: usize, function: &str) -> Marked {
         Marked {

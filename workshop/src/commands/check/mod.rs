@@ -1,5 +1,5 @@
 //! `cargo workshop check N`: runs step N's tests, each in bounded time and
-//! memory (`workshop_tests::runner`), and turns what failed into one
+//! memory (`crate::runner`), and turns what failed into one
 //! verdict: the function to write or fix next, the test that shows it, and
 //! what that test expected and saw, in words a participant can act on.
 //!
@@ -12,18 +12,48 @@
 
 use std::fs;
 use std::path::Path;
+use std::process::ExitCode;
 
-use workshop_tests::readable;
-use workshop_tests::runner::{
+use crate::readable;
+use crate::runner::{
     self, Cargo, CompileError, ENOUGH_HANGS, HURRIED, MEMORY_LIMIT_GIB, Outcome,
     Progress, Ran, Settings, TEST_DEADLINE, TestBinary, TestCase, TestRun, Warning,
 };
-use workshop_tests::track::{self, Marked};
+use crate::track::{self, Marked};
 
-use crate::probe::{self, Found};
-use crate::{Step, fingerprint, indent, step_folders, write};
+use crate::commands::status::fingerprint;
+use crate::commands::{Words, indent, times, write};
+use crate::step::{Step, find_root, step_folders};
+
+use probe::Found;
+
+mod lock;
+mod probe;
+
+pub const HELP: &str = "usage: cargo workshop check N\n\n\
+             Builds and runs step N's tests, each in bounded time and memory, \
+             and says\nwhich function to write or fix next, with the test that \
+             shows it; or that\nthe step passes. Honours CARGO_TARGET_DIR.";
+
+pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
+    let n = Words::parse(args, &[], HELP)?.only_step("check", HELP)?;
+    let step = Step::find(&find_root(here)?, n)?;
+    runner::end_everything_on_interrupt();
+    runner::adopt_orphans();
+    runner::end_what_killed_checks_left(&step.root);
+    runner::record_tests_in(&step.root);
+    let checked = check(&step, None, &Progress::new(false))?;
+    times::checked(&step, &checked);
+    println!("{}", checked.report);
+    Ok(if checked.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
 
 /// What `check` found.
+#[derive(Debug)]
 pub struct Checked {
     pub passed: bool,
     /// The function `check` says to write or fix next.
@@ -36,6 +66,7 @@ pub struct Checked {
 }
 
 /// A written function blamed for failing tests, and how `check` knows.
+#[derive(Debug)]
 pub struct Blame<'a> {
     pub function: &'a Marked,
     /// The failing tests it answers for.
@@ -819,12 +850,12 @@ mod tests {
     use super::*;
 
     fn step(n: &str) -> Step {
-        Step::find(&workshop_tests::workspace_root(), n).expect("the step")
+        Step::find(&crate::workspace_root(), n).expect("the step")
     }
 
     fn error_in(folder: &str) -> CompileError {
         CompileError {
-            package_dir: Some(workshop_tests::workspace_root().join(folder)),
+            package_dir: Some(crate::workspace_root().join(folder)),
             message: "error[E0308]: mismatched types".to_owned(),
         }
     }

@@ -4,7 +4,7 @@
 //!
 //! The clocks, shortest first: a test that fails after `HANG_SIGN` hung;
 //! a test's own guard gives up at `PATIENCE` (the test binary reads it
-//! from `workshop_tests::PATIENCE_VAR`), before `check` stops the test
+//! from `crate::PATIENCE_VAR`), before `check` stops the test
 //! from outside at `TEST_DEADLINE`. Once hangs are everywhere, the tests
 //! left run `HURRIED`.
 

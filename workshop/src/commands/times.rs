@@ -21,8 +21,34 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::check::Checked;
+use crate::commands::Words;
+use crate::commands::check::Checked;
 use crate::step::{Stage, Step};
+use std::process::ExitCode;
+
+pub const HELP: &str = "usage: cargo workshop times [--csv | FILE...]\n\n\
+             For each step you started: when (UTC), and the minutes from then \
+             to each\nfunction's first pass of `check` and to the step's. \
+             Kept in .workshop/times.csv\nof this checkout only; nothing is \
+             sent anywhere. --csv prints them for your\nteacher; a teacher \
+             gives the collected files, or a folder of them (FILE...),\nto \
+             get the rows of the teacher's page's pilot table.";
+
+pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
+    let words = Words::parse(args, &["--csv"], HELP)?;
+    let root = crate::step::find_root(here)?;
+    match (words.has("--csv"), words.plain.as_slice()) {
+        (false, []) => println!("{}", table(&root)),
+        (true, []) => print!("{}", csv(&root)),
+        (false, files) => print!("{}", pilot_rows(&root, files)?),
+        (true, _) => {
+            return Err(format!(
+                "`--csv` prints this checkout's own times, not FILEs'\n\n{HELP}"
+            ));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
 
 /// What happened to a step, as one line of the record says.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 //!
 //! Nothing Cargo builds depends on where the workspace is (it names each
 //! source relative to the workspace, and the tests find the workspace at
-//! run time: `workshop_tests::workspace_root`), so the copy can start
+//! run time: `crate::workspace_root`), so the copy can start
 //! from the participant's build as it is. Cargo finds it fresh where the
 //! copy's sources are the same (`sync_tree` keeps their times) and
 //! rebuilds only the step the probe changes, and the tests. It is seeded

@@ -4,7 +4,7 @@
 //! Nothing here is kept on the side. The steps are the workspace's members
 //! (so a copy of a step folder, a backup or an editor's folder beside them
 //! changes nothing); the authors' version of a step is the stored copy in
-//! `tests/authors/` (`workshop_tests::authors`), which travels with the
+//! `tests/authors/` (`crate::authors`), which travels with the
 //! files, so a ZIP download, a course's repository, a shallow clone, `git
 //! clean` and the participant's own commits all leave it as the authors
 //! wrote it; and whether a function is the authors', blank or written is
@@ -13,11 +13,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use workshop_tests::authors::{self, Files, to_lf, usual_ending, with_ending};
-use workshop_tests::track::{self, Marked};
+use crate::authors::{self, Files, to_lf, usual_ending, with_ending};
+use crate::track::{self, Marked};
 
 /// The workshop's root: the nearest folder, from `from` upward, whose
-/// `Cargo.toml` is a workspace with the `workshop-tests` package in `tests/`.
+/// `Cargo.toml` is a workspace with this tool's package, `workshop`, in
+/// `workshop/`.
 pub fn find_root(from: &Path) -> Result<PathBuf, String> {
     for dir in from.ancestors() {
         let Ok(manifest) = fs::read_to_string(dir.join("Cargo.toml")) else {
@@ -26,14 +27,14 @@ pub fn find_root(from: &Path) -> Result<PathBuf, String> {
         if !manifest.contains("[workspace]") {
             continue;
         }
-        let tests = fs::read_to_string(dir.join("tests").join("Cargo.toml"))
+        let tool = fs::read_to_string(dir.join("workshop").join("Cargo.toml"))
             .unwrap_or_default();
-        if tests.contains("name = \"workshop-tests\"") {
+        if tool.contains("name = \"workshop\"") {
             return Ok(dir.to_path_buf());
         }
         return Err(format!(
             "{} is a Cargo workspace, but not the workshop's (it has no \
-             tests/ package `workshop-tests`); run this inside your copy \
+             workshop/ package `workshop`); run this inside your copy \
              of the workshop",
             dir.display()
         ));
@@ -80,7 +81,7 @@ fn step_package(folder: &Path) -> Option<u32> {
 }
 
 /// Where the authors' version of a step's files comes from.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub enum Authors {
     /// The stored copy in `tests/authors/`, as the authors committed it.
     Stored,
@@ -90,6 +91,7 @@ pub enum Authors {
 }
 
 /// One step of the workshop, as `cargo workshop` sees it.
+#[derive(Debug)]
 pub struct Step {
     pub root: PathBuf,
     pub number: u32,

@@ -1,0 +1,36 @@
+//! `cargo workshop diff N [FILE...]`: how step N's folder differs from the
+//! authors' version; with `--names`, only which files and what in each.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::changes;
+use crate::commands::{Words, normal_file};
+use crate::step::{Step, find_root};
+
+pub const HELP: &str = "usage: cargo workshop diff N [FILE...] [--names]\n\n\
+             Shows how step N's folder (or these files of it) differs from \
+             the authors'\nversion: a unified diff per changed, deleted or \
+             added file. With --names,\nonly which files differ and what \
+             changed in each (your functions, other\nlines), without the \
+             authors' text.";
+
+pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
+    let words = Words::parse(args, &["--names"], HELP)?;
+    let (n, files) = words.step_and_rest("diff", HELP)?;
+    let step = Step::find(&find_root(here)?, n)?;
+    let files: Vec<String> = files.iter().map(|f| normal_file(f)).collect();
+    let shown = if words.has("--names") {
+        changes::changed_files(&step, &files)
+            .iter()
+            .fold(String::new(), |shown, line| shown + line + "\n")
+    } else {
+        changes::diff(&step, &files)
+    };
+    if shown.is_empty() {
+        println!("Step {} is as the authors wrote it.", step.number);
+    } else {
+        print!("{shown}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

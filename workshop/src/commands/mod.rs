@@ -1,0 +1,108 @@
+//! The commands of `cargo workshop`, a module each. Each has its `HELP`
+//! (what `cargo workshop help COMMAND` prints) and its `run`, which takes
+//! the words after the command's name; `main.rs` only dispatches.
+//!
+//! What each command prints and how it exits follows the crate's error
+//! policy (the crate's documentation, `lib.rs`).
+
+use std::fs;
+use std::path::Path;
+
+pub mod check;
+pub mod diff;
+pub mod freeze;
+pub mod reset;
+pub mod start;
+pub mod status;
+pub mod times;
+pub mod verify;
+
+/// The words after a command's name: its plain arguments, and which of
+/// the flags it knows were given.
+#[derive(Debug)]
+pub struct Words<'a> {
+    pub plain: Vec<&'a str>,
+    given: Vec<&'a str>,
+}
+
+impl<'a> Words<'a> {
+    /// Splits `args` into plain words and `flags`; any other word that
+    /// starts with `-` is refused, with the command's `help`.
+    pub fn parse(
+        args: &[&'a str],
+        flags: &[&str],
+        help: &str,
+    ) -> Result<Self, String> {
+        if let Some(unknown) = args
+            .iter()
+            .find(|word| word.starts_with('-') && !flags.contains(word))
+        {
+            return Err(format!("`{unknown}` is not an option here\n\n{help}"));
+        }
+        let (given, plain) = args.iter().partition(|word| flags.contains(word));
+        Ok(Words { plain, given })
+    }
+
+    pub fn has(&self, flag: &str) -> bool {
+        self.given.contains(&flag)
+    }
+
+    /// The one step number a command takes first, and the words after it.
+    pub fn step_and_rest(
+        &self,
+        command: &str,
+        help: &str,
+    ) -> Result<(&'a str, &[&'a str]), String> {
+        match self.plain.split_first() {
+            Some((n, rest)) => Ok((n, rest)),
+            None => Err(format!(
+                "`cargo workshop {command}` needs a step number, 1 to 8\n\n{help}"
+            )),
+        }
+    }
+
+    /// The one step number a command takes, and nothing else.
+    pub fn only_step(&self, command: &str, help: &str) -> Result<&'a str, String> {
+        match self.step_and_rest(command, help)? {
+            (n, []) => Ok(n),
+            (_, more) => Err(format!(
+                "`cargo workshop {command}` takes one step number, not `{}` too\n\n{help}",
+                more.join(" ")
+            )),
+        }
+    }
+
+    /// Refuses any plain word: for a command that takes none.
+    pub fn none(&self, command: &str, help: &str) -> Result<(), String> {
+        match self.plain.as_slice() {
+            [] => Ok(()),
+            more => Err(format!(
+                "`cargo workshop {command}` takes no `{}`\n\n{help}",
+                more.join(" ")
+            )),
+        }
+    }
+}
+
+/// Writes `text` to `path`, making its folder if need be.
+pub fn write(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)
+            .map_err(|err| format!("{}: {err}", parent.display()))?;
+    }
+    fs::write(path, text).map_err(|err| format!("{}: {err}", path.display()))
+}
+
+/// `text` indented by four spaces, to stand apart in a message.
+pub fn indent(text: &str) -> String {
+    text.lines()
+        .map(|line| format!("    {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A file named on the command line as the step's files are named:
+/// relative to the step folder, `/`-separated.
+pub fn normal_file(file: &str) -> String {
+    file.replace('\\', "/").trim_start_matches("./").to_owned()
+}

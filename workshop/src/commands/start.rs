@@ -1,0 +1,96 @@
+//! `cargo workshop start N`: blanks the functions of step N's track, each
+//! body a `todo!()` that says where to read; never one the participant
+//! wrote, unless told `--force`.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+use std::process::ExitCode;
+
+use crate::commands::{Words, times, write};
+use crate::step::{Stage, Step, find_root};
+use crate::track::{self, Marked};
+
+pub const HELP: &str = "usage: cargo workshop start N [--force]\n\n\
+             Blanks the functions of step N that the chapter's \"Build it\" \
+             section asks you\nto write: each body becomes a todo!() that \
+             says where to read. It never\nblanks a function you wrote (one \
+             that is neither the authors' nor blank)\nunless you add --force; \
+             it names them instead.";
+
+pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
+    let words = Words::parse(args, &["--force"], HELP)?;
+    let n = words.only_step("start", HELP)?;
+    let step = Step::find(&find_root(here)?, n)?;
+    println!("{}", start(&step, words.has("--force"))?);
+    times::started(&step.root, step.number);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Blanks the step's marked functions that are the authors'; says what to
+/// write. A function you wrote is blanked only with `force`.
+pub fn start(step: &Step, force: bool) -> Result<String, String> {
+    let n = step.number;
+    let stages = step.stages()?;
+    let written = named(&stages, Stage::is_work);
+    if !written.is_empty() && !force {
+        return Err(format!(
+            "step {n} has functions you wrote: {}. `start` would blank them. \
+             `cargo workshop check {n}` carries on from where you are; \
+             `cargo workshop start {n} --force` blanks them all the same.",
+            written.join(", ")
+        ));
+    }
+    let to_blank: Vec<&Marked> = stages
+        .iter()
+        .filter(|(_, stage)| *stage == Stage::Authors || (force && stage.is_work()))
+        .map(|(marked, _)| marked)
+        .collect();
+    if to_blank.is_empty() {
+        return Err(format!(
+            "step {n} is started already. See what to write next with \
+             `cargo workshop check {n}`, or start over with `cargo workshop \
+             reset {n}` and then `start {n}`"
+        ));
+    }
+    for file in Step::track_files(&step.track()?) {
+        let in_file: Vec<&Marked> = to_blank
+            .iter()
+            .copied()
+            .filter(|m| m.file == file)
+            .collect();
+        let text = track::blanked(&step.read(&file), &in_file);
+        write(&step.dir().join(&file), &text)?;
+    }
+    let _ = fs::remove_dir_all(step.state()); // an old "passed" no longer holds
+    // Lines as they are now: a blanked body is shorter than the original.
+    let marked = step.track()?;
+    let mut out = format!(
+        "Step {n} started: {} functions are yours to write, in this order:\n",
+        marked.len()
+    );
+    for marked in &marked {
+        let _ = writeln!(
+            out,
+            "  {}. {:<36} {}/{}:{}",
+            marked.order, marked.function, step.folder, marked.file, marked.line
+        );
+    }
+    let _ = write!(
+        out,
+        "\nChapter {n}'s section \"Build it\" walks you through them.\n\
+         `cargo workshop check {n}` says which to write next and which test \
+         shows it;\n`cargo workshop reset {n}` puts the step back as the authors \
+         wrote it."
+    );
+    Ok(out)
+}
+
+/// The functions at `stage`, as the messages name them.
+fn named(stages: &[(Marked, Stage)], wanted: fn(Stage) -> bool) -> Vec<String> {
+    stages
+        .iter()
+        .filter(|(_, stage)| wanted(*stage))
+        .map(|(marked, _)| format!("`{}`", marked.function))
+        .collect()
+}
