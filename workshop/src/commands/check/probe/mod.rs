@@ -1,0 +1,255 @@
+//! Which written function the failing tests come from, when more than one
+//! differs from the authors' version: put the authors' body back for one
+//! function and rerun only the failing tests; the function whose original
+//! makes them pass is the one to fix.
+//!
+//! A test cannot say it alone: every timer test runs `call_at`, `Timer::cmp`
+//! and the turn together, and a mistake in any of them fails it. Putting
+//! one back at a time asks the code itself. It happens in a copy of the
+//! repository (never in the participant's files), in the target folder
+//! (`workshop-probe/stepNN/`, one per step, so that checks of two steps
+//! at once never meet, and held by one check at a time: `lock`), built in
+//! a target folder of its own: the copy's paths differ, so sharing
+//! Cargo's would overwrite the participant's binaries. The copy's build
+//! starts from the participant's (`seed`).
+//!
+//! When the probe's own machinery fails (the copy cannot be written, the
+//! disk is full, Cargo cannot run), that is the verdict: a failure of the
+//! tool, with the path and what to do, never a word about the
+//! participant's code.
+//!
+//! One build answers for every suspect: each holds both bodies, the
+//! authors' and the participant's, behind a switch the rerun test's
+//! environment sets, so the reruns of all suspects run side by side and
+//! stop once one suspect's switch makes them all pass. Only when that copy
+//! does not build (an authors' body may call a helper the participant's
+//! file no longer has) is each suspect built and rerun alone.
+
+use std::fs;
+use std::path::Path;
+
+use crate::runner::{Cargo, Progress, TestCase, TestRun};
+use crate::track::Marked;
+use crate::warm_copy;
+
+use super::lock;
+use one_at_a_time::one_at_a_time;
+use switching::all_at_once;
+
+mod one_at_a_time;
+mod switching;
+#[cfg(test)]
+mod tests;
+use super::{Blame, machine_trouble};
+use crate::step::Step;
+
+/// How many failing tests are rerun for each suspect (and as they are).
+const RERUN: usize = 2;
+
+/// What putting the authors' functions back found.
+pub enum Found<'a> {
+    /// The suspect whose original makes the most failing tests pass (all,
+    /// if any does).
+    Culprit(Blame<'a>),
+    /// The failing tests pass when rerun as they are.
+    PassedOnRerun,
+    /// No one suspect's original makes any pass.
+    Nothing,
+    /// The probe itself could not work: what to tell the participant.
+    ToolFailed(String),
+}
+
+/// Which of `suspects` the `failing` tests come from.
+pub fn find<'a>(
+    step: &Step,
+    cargo: &Cargo,
+    suspects: &[&'a Marked],
+    failing: &[&TestRun],
+    progress: &Progress,
+) -> Found<'a> {
+    match find_in_copy(step, cargo, suspects, failing, progress) {
+        Ok(found) => found,
+        Err(failure) => Found::ToolFailed(failure),
+    }
+}
+
+/// `find`, with the failures of the probe's own machinery as `Err`: what
+/// to tell the participant.
+fn find_in_copy<'a>(
+    step: &Step,
+    cargo: &Cargo,
+    suspects: &[&'a Marked],
+    failing: &[&TestRun],
+    progress: &Progress,
+) -> Result<Found<'a>, String> {
+    let target = cargo.target_dir().map_err(|err| {
+        tool_failed(step, "find the folder Cargo builds in", None, &err)
+    })?;
+    let probes = target.join("workshop-probe");
+    let probe = probes.join(step.package());
+    let copy = probe.join("workspace");
+    let _held = hold_the_copy(step, &probes, progress)?;
+    prepare_copy(step, &target, &probe).map_err(|err| {
+        tool_failed(
+            step,
+            "copy your workshop to try the authors' functions in",
+            Some(&probe),
+            &err,
+        )
+    })?;
+    let copy_cargo = Cargo {
+        root: copy.clone(),
+        target_dir: Some(probe.join("target")),
+    };
+    let rerun = tests_to_rerun(failing);
+    // A quick failure that passes when rerun as it is (a timing test on a
+    // busy machine) cannot tell one function from another. A hang does not
+    // come and go, so it is spared the extra run.
+    let as_they_are = !failing
+        .iter()
+        .any(|run| run.hung() && rerun.contains(&run.case));
+    let suspects = in_likely_order(suspects, failing);
+    let probe = Probe {
+        rerun,
+        as_they_are,
+        suspects,
+    };
+    progress.say(&format!(
+        "which function? a copy of your code that can switch each of the {} \
+         that differ from the authors' to their version",
+        probe.suspects.len()
+    ));
+    let in_copy = |err: String| {
+        tool_failed(step, "build the copy of your workshop", Some(&copy), &err)
+    };
+    if let Some(found) =
+        all_at_once(step, &copy, &copy_cargo, &probe, progress).map_err(in_copy)?
+    {
+        return Ok(found);
+    }
+    progress.say("the switching copy did not build: one function at a time");
+    one_at_a_time(step, &copy, &copy_cargo, probe, progress).map_err(in_copy)
+}
+
+/// Holds the step's copy for this check alone: another check of the same
+/// step (a second terminal) waits here, and says so.
+fn hold_the_copy(
+    step: &Step,
+    probes: &Path,
+    progress: &Progress,
+) -> Result<lock::Held, String> {
+    let lock_file = probes.join(format!("{}.lock", step.package()));
+    fs::create_dir_all(probes)
+        .and_then(|()| {
+            lock::hold(&lock_file, || {
+                progress.say(&format!(
+                    "waiting for another check of step {} in this workshop to \
+                     finish with its copy ({})",
+                    step.number,
+                    lock_file.display()
+                ));
+            })
+        })
+        .map_err(|err| {
+            tool_failed(
+                step,
+                "take its turn at the copy",
+                Some(&lock_file),
+                &err.to_string(),
+            )
+        })
+}
+
+/// What the participant reads when the probe's own machinery fails: what
+/// the tool tried, where, what the system said, and what to do; never a
+/// word about their code.
+fn tool_failed(step: &Step, tried: &str, at: Option<&Path>, error: &str) -> String {
+    let n = step.number;
+    let place = at
+        .map(|path| format!(" ({})", path.display()))
+        .unwrap_or_default();
+    let advice = match (machine_trouble(error), at) {
+        (Some(trouble), _) => format!(
+            "{trouble}: make room, then run `cargo workshop check {n}` again"
+        ),
+        (None, Some(path)) => format!(
+            "remove {} and run `cargo workshop check {n}` again",
+            path.display()
+        ),
+        (None, None) => format!("run `cargo workshop check {n}` again"),
+    };
+    format!(
+        "Some tests of step {n} fail, and more than one of your functions \
+         differs from the authors', so `cargo workshop` tries the authors' \
+         version of each in a copy to tell which is wrong. It could not: it \
+         could not {tried}{place}:\n\n    {}\n\nThis is about the tool's \
+         own files, not your code: no function is blamed. To go on, {advice}.",
+        error.trim().replace('\n', "\n    ")
+    )
+}
+
+/// What the probe reruns: the failing tests, once as they are (unless one
+/// hung) and once with each suspect's authors' body, likeliest first.
+struct Probe<'a> {
+    rerun: Vec<TestCase>,
+    as_they_are: bool,
+    suspects: Vec<&'a Marked>,
+}
+
+/// Says the probe folder was seeded from the participant's build.
+const SEEDED: &str = "seeded";
+
+/// Brings the copy of the repository up to date, and its build folder
+/// from the participant's (an older probe folder, built from nothing, is
+/// replaced whole).
+fn prepare_copy(step: &Step, target: &Path, probe: &Path) -> Result<(), String> {
+    forget_the_shared_copy(probe);
+    if !probe.join(SEEDED).is_file() {
+        let _ = fs::remove_dir_all(probe);
+    }
+    warm_copy::sync_tree(&step.root, &probe.join("workspace"))?;
+    warm_copy::seed(target, &probe.join("target"))?;
+    fs::write(probe.join(SEEDED), "").map_err(|err| format!("{err}"))
+}
+
+/// Removes the one copy that every step's probe shared before each had its
+/// own (`workshop-probe/workspace`, `target` and `seeded`): it would only
+/// take room.
+fn forget_the_shared_copy(probe: &Path) {
+    let Some(probes) = probe.parent() else {
+        return;
+    };
+    if probes.join(SEEDED).is_file() {
+        let _ = fs::remove_dir_all(probes.join("workspace"));
+        let _ = fs::remove_dir_all(probes.join("target"));
+        let _ = fs::remove_file(probes.join(SEEDED));
+    }
+}
+
+/// The failing tests to rerun: the quickest first, hangs last, and of one
+/// file: the copy's build makes the executable of every file rerun, and
+/// a second file cost more build than its rerun told.
+fn tests_to_rerun(failing: &[&TestRun]) -> Vec<TestCase> {
+    let mut sorted = failing.to_vec();
+    sorted.sort_by_key(|run| (run.hung(), run.took));
+    let Some(first) = sorted.first() else {
+        return Vec::new();
+    };
+    let file = first.case.file.clone();
+    sorted
+        .iter()
+        .filter(|run| run.case.file == file)
+        .take(RERUN)
+        .map(|run| run.case.clone())
+        .collect()
+}
+
+/// Suspects whose own test (the marker's) fails first: the likeliest.
+fn in_likely_order<'a>(
+    suspects: &[&'a Marked],
+    failing: &[&TestRun],
+) -> Vec<&'a Marked> {
+    let mut ordered = suspects.to_vec();
+    ordered.sort_by_key(|m| !failing.iter().any(|run| run.case.id() == m.test));
+    ordered
+}

@@ -1,0 +1,162 @@
+//! The probe's verdict from made-up reruns, and the switch's text.
+
+use super::switching::{AUTHORS_BODY, Reruns, switch};
+use super::*;
+use crate::runner::Outcome;
+use std::path::PathBuf;
+use std::time::Duration;
+
+fn suspect(order: usize, function: &str) -> Marked {
+    Marked {
+        file: "src/lib.rs".to_owned(),
+        line: order * 10,
+        order,
+        total: 3,
+        chapter: 3,
+        section: "The idea".to_owned(),
+        test: format!("step03_timers::own_test_of_{order}"),
+        function: function.to_owned(),
+        doc: String::new(),
+        signature: 0..0,
+        body: 0..0,
+    }
+}
+
+fn case(name: &str) -> TestCase {
+    TestCase {
+        file: "step03_timers".to_owned(),
+        name: name.to_owned(),
+        binary: PathBuf::new(),
+        env: Vec::new(),
+    }
+}
+
+/// A rerun of `name`, with suspect `order`'s switch on (or none), that
+/// passed or failed.
+fn rerun(name: &str, order: Option<usize>, passed: bool) -> TestRun {
+    let mut case = case(name);
+    if let Some(order) = order {
+        case.env = vec![(AUTHORS_BODY.to_owned(), order.to_string())];
+    }
+    TestRun {
+        case,
+        outcome: if passed {
+            Outcome::Passed
+        } else {
+            Outcome::Failed("assertion failed".to_owned())
+        },
+        took: Duration::from_millis(100),
+    }
+}
+
+fn culprit(found: Found) -> (String, Vec<String>) {
+    match found {
+        Found::Culprit(blame) => (blame.function.function.clone(), blame.tests),
+        Found::PassedOnRerun => panic!("passed on rerun"),
+        Found::Nothing => panic!("nothing found"),
+        Found::ToolFailed(failure) => panic!("the tool failed: {failure}"),
+    }
+}
+
+#[test]
+fn a_suspect_whose_switch_makes_every_rerun_pass_decides() {
+    let (first, second) = (suspect(1, "call_at"), suspect(2, "Timer::cmp"));
+    let probe = Probe {
+        rerun: vec![case("a"), case("b")],
+        as_they_are: true,
+        suspects: vec![&first, &second],
+    };
+    let mut runs = vec![rerun("a", None, false), rerun("b", None, false)];
+    runs.push(rerun("a", Some(2), true));
+    assert!(!Reruns::of(&probe, &runs).decided(), "b is still to come");
+    runs.push(rerun("b", Some(2), true));
+    let reruns = Reruns::of(&probe, &runs);
+    assert!(reruns.decided());
+    let (function, tests) = culprit(reruns.verdict());
+    assert_eq!(function, "Timer::cmp");
+    assert_eq!(tests, ["step03_timers::a", "step03_timers::b"]);
+}
+
+#[test]
+fn nothing_is_decided_before_the_reruns_as_they_are_end() {
+    let first = suspect(1, "call_at");
+    let probe = Probe {
+        rerun: vec![case("a")],
+        as_they_are: true,
+        suspects: vec![&first],
+    };
+    // The suspect's run came first: the test may pass as it is too.
+    let runs = vec![rerun("a", Some(1), true)];
+    assert!(!Reruns::of(&probe, &runs).decided());
+    let runs = [runs, vec![rerun("a", None, true)]].concat();
+    let reruns = Reruns::of(&probe, &runs);
+    assert!(reruns.decided());
+    assert!(matches!(reruns.verdict(), Found::PassedOnRerun));
+}
+
+#[test]
+fn a_test_that_passes_as_it_is_counts_for_no_suspect() {
+    let (first, second) = (suspect(1, "call_at"), suspect(2, "Timer::cmp"));
+    let probe = Probe {
+        rerun: vec![case("a"), case("b")],
+        as_they_are: true,
+        suspects: vec![&first, &second],
+    };
+    let runs = vec![
+        rerun("a", None, true),
+        rerun("b", None, false),
+        rerun("a", Some(1), true),
+        rerun("b", Some(1), false),
+        rerun("a", Some(2), true),
+        rerun("b", Some(2), true),
+    ];
+    let (function, tests) = culprit(Reruns::of(&probe, &runs).verdict());
+    assert_eq!(function, "Timer::cmp");
+    assert_eq!(tests, ["step03_timers::b"]);
+}
+
+#[test]
+fn of_suspects_that_fix_as_much_the_likeliest_is_blamed() {
+    let (first, second) = (suspect(1, "call_at"), suspect(2, "Timer::cmp"));
+    let probe = Probe {
+        rerun: vec![case("a"), case("b")],
+        as_they_are: false,
+        suspects: vec![&second, &first],
+    };
+    let runs = vec![
+        rerun("a", Some(1), true),
+        rerun("b", Some(1), false),
+        rerun("a", Some(2), true),
+        rerun("b", Some(2), false),
+    ];
+    let reruns = Reruns::of(&probe, &runs);
+    assert!(!reruns.decided(), "no suspect fixes both");
+    let (function, _) = culprit(reruns.verdict());
+    assert_eq!(function, "Timer::cmp", "listed first, so likelier");
+}
+
+#[test]
+fn without_a_rerun_as_they_are_a_hang_is_judged_by_the_switches_alone() {
+    let first = suspect(1, "call_at");
+    let probe = Probe {
+        rerun: vec![case("a")],
+        as_they_are: false,
+        suspects: vec![&first],
+    };
+    let reruns = Reruns::of(&probe, &[rerun("a", Some(1), false)]);
+    assert!(!reruns.decided());
+    assert!(matches!(reruns.verdict(), Found::Nothing));
+}
+
+#[test]
+fn the_switch_holds_both_bodies_and_reads_its_own_place() {
+    let body = switch(4, "{ 1 }", "{ 2 }");
+    assert!(body.starts_with('{') && body.ends_with('}'), "{body}");
+    assert!(body.contains(r#"n == "4""#), "{body}");
+    let authors = body.find("{ 1 }").expect("the authors' body");
+    let theirs = body.find("{ 2 }").expect("the participant's body");
+    assert!(
+        authors < body.find("else").expect("else")
+            && body.find("else") < Some(theirs)
+    );
+}

@@ -1,0 +1,243 @@
+//! `check`'s verdicts on made-up runs, and what it says of a compile error
+//! or a full disk.
+
+use super::compile::{does_not_compile, machine_trouble};
+use super::verdict::{fn_line, not_right, verdict_on};
+use super::*;
+use crate::readable;
+use crate::runner::{CompileError, Outcome, Ran, TestCase, TestRun};
+
+#[test]
+fn the_disk_full_or_read_only_is_the_machine_and_a_compile_error_is_not() {
+    let disk_full = "error: failed to write /t/deps/libstep04-1.rmeta: \
+                     No space left on device (os error 28)";
+    assert_eq!(machine_trouble(disk_full), Some("the disk is full"));
+    let linker = "error: linking with `cc` failed\n  = note: /usr/bin/ld: \
+                  final link failed: No space left on device";
+    assert_eq!(machine_trouble(linker), Some("the disk is full"));
+    let read_only = "could not write x: Read-only file system (os error 30)";
+    assert!(machine_trouble(read_only).is_some());
+    let compile_error = "error[E0308]: mismatched types\n --> \
+                         step04-select-echo/src/event_loop.rs:12:5";
+    assert_eq!(machine_trouble(compile_error), None);
+}
+
+fn step(n: &str) -> Step {
+    Step::find(&crate::workspace_root(), n).expect("the step")
+}
+
+fn error_in(folder: &str) -> CompileError {
+    CompileError {
+        package_dir: Some(crate::workspace_root().join(folder)),
+        message: "error[E0308]: mismatched types".to_owned(),
+    }
+}
+
+#[test]
+fn a_compile_error_in_another_step_is_named_as_that_steps() {
+    let report = does_not_compile(&step("3"), &error_in("step05-coroutines")).report;
+    assert!(
+        report.starts_with("Step 5 (step05-coroutines/) does not compile"),
+        "{report}"
+    );
+    assert!(
+        report.contains("`cargo build -p step05` shows them"),
+        "{report}"
+    );
+    assert!(report.contains("error[E0308]"), "{report}");
+}
+
+fn failed(id: &str, message: &str) -> TestRun {
+    let (file, name) = id.split_once("::").expect("file::name");
+    TestRun {
+        case: TestCase {
+            file: file.to_owned(),
+            name: name.to_owned(),
+            binary: std::path::PathBuf::new(),
+            env: Vec::new(),
+        },
+        outcome: Outcome::Failed(message.to_owned()),
+        took: std::time::Duration::from_millis(300),
+    }
+}
+
+#[test]
+fn a_quick_failure_ends_the_run_once_the_functions_own_tests_have_ended() {
+    let own = failed("step04_loop::own", "the reader ran at once");
+    let other = failed("step04_loop::other", "no reply");
+    let passed = TestRun {
+        outcome: Outcome::Passed,
+        ..failed("step04_loop::own", "")
+    };
+    let hung = TestRun {
+        outcome: Outcome::TimedOut(TEST_DEADLINE),
+        took: TEST_DEADLINE,
+        ..failed("step04_echo_server::slow", "")
+    };
+    let cases: Vec<TestCase> = [&own, &other, &hung]
+        .iter()
+        .map(|run| run.case.clone())
+        .collect();
+    let own_tests = ["step04_loop::own"];
+    let enough =
+        |runs: &[TestRun]| a_failure_to_explain(runs, 0, &cases, &own_tests);
+    assert!(enough(std::slice::from_ref(&own)), "its own test failed");
+    assert!(enough(&[passed.clone(), other.clone()]));
+    assert!(
+        !enough(std::slice::from_ref(&other)),
+        "its own test is still running"
+    );
+    assert!(!enough(std::slice::from_ref(&passed)), "nothing failed");
+    assert!(
+        !enough(&[passed.clone(), hung.clone()]),
+        "a hang is no explanation"
+    );
+    let hangs = [passed, hung.clone(), hung];
+    assert!(!a_failure_to_explain(&hangs, 1, &cases, &own_tests));
+    assert!(
+        a_failure_to_explain(&hangs, 2, &cases, &own_tests),
+        "two hangs, and two more stopped unfinished: hangs everywhere"
+    );
+}
+
+#[test]
+fn a_verdict_points_at_the_functions_own_line() {
+    for n in 1..=8 {
+        let step = step(&n.to_string());
+        for marked in step.authors_track().expect("a track") {
+            let text = step.read(&marked.file);
+            let line = fn_line(&step, &marked);
+            let shown = text.lines().nth(line - 1).unwrap_or_default();
+            assert!(
+                shown.contains(&format!(
+                    "fn {}",
+                    marked.function.rsplit("::").next().unwrap_or_default()
+                )),
+                "step {n}, {}: line {line} is {shown:?}",
+                marked.function
+            );
+        }
+    }
+}
+
+#[test]
+fn a_functions_own_test_is_shown_when_it_fails() {
+    let step = step("5");
+    let marked = step.track().expect("step 5's track");
+    let wake = marked
+        .iter()
+        .find(|m| m.function == "TaskWaker::wake_by_ref")
+        .expect("wake_by_ref is marked");
+    let other = failed("step05_tasks::block_on_inside_a_task_is_refused", "unwrap");
+    let own = failed(&wake.test, "polled twice, not once");
+    let blame = Blame {
+        function: wake,
+        tests: vec![other.case.id()],
+        why: "the probe says so".to_owned(),
+    };
+    let ran = Ran {
+        runs: vec![other.clone(), own.clone()],
+        not_run: Vec::new(),
+        enough: false,
+    };
+    let report = not_right(&step, &blame, &[&other, &own], &ran).report;
+    assert!(
+        report.contains(&format!("{} fails:\n\n    polled twice", wake.test)),
+        "{report}"
+    );
+}
+
+#[test]
+fn failing_trace_tests_alone_say_the_loop_no_longer_says_what_it_does() {
+    let step = step("5");
+    let trace = failed(
+        "traces::step05_traces_woken_tasks_and_polls",
+        "no poll line",
+    );
+    let ran = Ran {
+        runs: vec![trace],
+        not_run: Vec::new(),
+        enough: false,
+    };
+    let cargo = Cargo {
+        root: step.root.clone(),
+        target_dir: None,
+    };
+    let report = verdict_on(&step, &[], &ran, &cargo, &Progress::new(true))
+        .expect("a verdict")
+        .report;
+    assert!(
+        report.starts_with("The loop no longer says what it does"),
+        "{report}"
+    );
+    assert!(report.contains("no poll line"), "{report}");
+    assert!(
+        test_files(&step)
+            .expect("files")
+            .contains(&TRACES.to_owned())
+    );
+}
+
+#[test]
+fn warnings_about_a_written_function_are_its_own_and_others_are_not() {
+    let step = step("5");
+    let marked = step.track().expect("step 5's track");
+    let poll = &marked[0];
+    let text = step.read(&poll.file);
+    let body_line = text[..poll.body.start].lines().count() + 1;
+    let warning = |line: usize| Warning {
+        file: format!("{}/{}", step.folder, poll.file),
+        line,
+        rendered: format!("warning: unused variable at {line}"),
+    };
+    let warnings = [warning(body_line), warning(1)];
+    let own = own_warnings(&step, &marked, &warnings);
+    assert_eq!(own, [&warnings[0]]);
+    let report = warned(&step, &own);
+    assert!(
+        report.contains("The compiler warns about your code"),
+        "{report}"
+    );
+    assert!(report.contains(&warnings[0].rendered), "{report}");
+}
+
+/// What a test that unwraps `block_on`'s lost wake-up shows, as
+/// `check` shows it, for each step that has one.
+macro_rules! an_unwrapped_lost_wake_up {
+    ($($step:ident),*) => {[$({
+        let event_loop = std::rc::Rc::new($step::EventLoop::new().expect("a loop"));
+        // Nothing will ever wake it: a lost wake-up.
+        let error = event_loop.block_on(std::future::pending::<()>()).unwrap_err();
+        readable::shorten(&format!(
+            "called `Result::unwrap()` on an `Err` value: {error:?}"
+        ))
+    }),*]};
+}
+
+#[test]
+fn an_unwrapped_lost_wake_up_shows_its_explanation_whole() {
+    for shown in an_unwrapped_lost_wake_up!(step05, step06, step07, step08) {
+        assert!(shown.contains("no task can ever be woken again"), "{shown}");
+        assert!(shown.contains("nothing holds its waker"), "{shown}");
+        assert!(!shown.contains("more characters"), "{shown}");
+    }
+}
+
+#[test]
+fn a_compile_error_in_the_step_itself_is_the_steps() {
+    let report = does_not_compile(&step("3"), &error_in("step03-sleep")).report;
+    assert!(
+        report.starts_with("Step 3 does not compile yet"),
+        "{report}"
+    );
+    assert!(report.contains("`cargo build -p step03`"), "{report}");
+}
+
+#[test]
+fn a_compile_error_in_the_tests_says_a_signature_may_have_changed() {
+    let report = does_not_compile(&step("3"), &error_in("tests")).report;
+    assert!(
+        report.contains("did the signature of a function"),
+        "{report}"
+    );
+}

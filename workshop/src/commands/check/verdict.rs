@@ -1,0 +1,474 @@
+//! The verdict: from the tests that failed, the one function to write or
+//! fix next and the test that shows it best, or that no one function can
+//! be named and why.
+
+use super::probe::{self, Found};
+use super::{Blame, Checked, TRACES};
+use crate::commands::status::fingerprint;
+use crate::commands::{indent, write};
+use crate::readable;
+use crate::runner::{
+    Cargo, HURRIED, MEMORY_LIMIT_GIB, Outcome, Progress, Ran, TestRun,
+};
+use crate::step::Step;
+use crate::track::{self, Marked};
+
+/// All passed; or a written function is wrong (named from what failed);
+/// or the next blank function, in track order, is to be written; or tests
+/// fail that no one function answers for.
+pub(super) fn verdict_on(
+    step: &Step,
+    marked: &[Marked],
+    ran: &Ran,
+    cargo: &Cargo,
+    progress: &Progress,
+) -> Result<Checked, String> {
+    let failures: Vec<&TestRun> = ran
+        .runs
+        .iter()
+        .filter(|run| !run.outcome.passed())
+        .collect();
+    if failures.is_empty() {
+        return Ok(passes(step, marked, ran.runs.len()));
+    }
+    let mut checked =
+        verdict_on_failures(step, marked, &failures, ran, cargo, progress)?;
+    if failures.iter().all(|run| run.case.file == TRACES) {
+        checked.report = format!(
+            "The loop no longer says what it does: step {n}'s other tests \
+             pass, but its trace tests fail (the lines `LOOP_TRACE=1` \
+             prints, chapter {n}: a `trace` call left out or moved?).\n\n{}",
+            checked.report,
+            n = step.number
+        );
+    }
+    Ok(checked)
+}
+
+/// The verdict on `failures`, some of `ran`; `Err` when the tool's own
+/// machinery failed on the way to one (the probe's copy).
+fn verdict_on_failures(
+    step: &Step,
+    marked: &[Marked],
+    failures: &[&TestRun],
+    ran: &Ran,
+    cargo: &Cargo,
+    progress: &Progress,
+) -> Result<Checked, String> {
+    let blanks: Vec<&Marked> = marked.iter().filter(|m| is_blank(step, m)).collect();
+    // A test stopped at a `todo!()` is explained by that blank function.
+    let unexplained: Vec<&TestRun> = failures
+        .iter()
+        .copied()
+        .filter(|run| !run.outcome.message().contains("not yet implemented"))
+        .collect();
+    if !unexplained.is_empty() {
+        // Before blaming a function: what changed beside the track may be
+        // the cause (an exercise's edit to `main.rs`, a deleted file).
+        if let Some(outside) = crate::changes::before_blaming(step) {
+            return Ok(Checked {
+                passed: false,
+                next: None,
+                failed: ids(failures),
+                at_its_todo: false,
+                report: format!("{outside}\n\n{}", describe(unexplained[0])),
+            });
+        }
+        match blame_written(step, marked, &blanks, &unexplained, cargo, progress) {
+            Found::Culprit(blame) => {
+                return Ok(not_right(step, &blame, failures, ran));
+            }
+            Found::PassedOnRerun => return Ok(passed_on_rerun(step, failures)),
+            Found::ToolFailed(failure) => return Err(failure),
+            Found::Nothing => {}
+        }
+    }
+    Ok(match blanks.first() {
+        Some(first) => write_next(step, marked, first, failures),
+        None => not_pinned(step, marked, failures, ran),
+    })
+}
+
+/// The written function the `failing` tests come from: the only one that
+/// differs from the authors' version, or the one whose original, put back
+/// in a copy, makes them pass (`probe`).
+fn blame_written<'a>(
+    step: &Step,
+    marked: &'a [Marked],
+    blanks: &[&Marked],
+    failing: &[&TestRun],
+    cargo: &Cargo,
+    progress: &Progress,
+) -> Found<'a> {
+    let suspects = changed_functions(step, marked);
+    match suspects.as_slice() {
+        [] => Found::Nothing,
+        // With a blank function, its `todo!()` may be the cause: ask the
+        // copy even about a lone suspect.
+        [only] if blanks.is_empty() => Found::Culprit(Blame {
+            function: only,
+            tests: failing.iter().map(|run| run.case.id()).collect(),
+            why: format!(
+                "it is the only function of the track that differs from the \
+                 authors' version, so the failures come from `{}`",
+                only.function
+            ),
+        }),
+        _ => probe::find(step, cargo, &suspects, failing, progress),
+    }
+}
+
+/// Whether `marked` is still to be written or finished (a `todo!()` left
+/// in it): such a function is named next, before any written one is
+/// blamed.
+pub(super) fn is_blank(step: &Step, marked: &Marked) -> bool {
+    track::is_unfinished(marked, &step.read(&marked.file)[marked.body.clone()])
+}
+
+/// The written functions whose signature or body differs from the
+/// authors' (spaces and line breaks aside), in track order.
+fn changed_functions<'a>(step: &Step, marked: &'a [Marked]) -> Vec<&'a Marked> {
+    marked
+        .iter()
+        .filter(|m| !is_blank(step, m))
+        .filter(|m| {
+            let now = &step.read(&m.file)[m.whole()];
+            authors_function(step, m).is_none_or(|original| {
+                track::without_spaces(&original) != track::without_spaces(now)
+            })
+        })
+        .collect()
+}
+
+/// The authors' body of `marked`, as `start` kept it.
+pub fn authors_body(step: &Step, marked: &Marked) -> Option<String> {
+    authors_part(step, marked, |m| m.body.clone())
+}
+
+/// The authors' `marked`, signature and body (`Marked::whole`).
+pub fn authors_function(step: &Step, marked: &Marked) -> Option<String> {
+    authors_part(step, marked, Marked::whole)
+}
+
+fn authors_part(
+    step: &Step,
+    marked: &Marked,
+    part: impl Fn(&Marked) -> std::ops::Range<usize>,
+) -> Option<String> {
+    let original = step.original(&marked.file).ok()?;
+    let found = track::markers_in(&marked.file, &original).ok()?;
+    let theirs = found.iter().find(|m| m.order == marked.order)?;
+    Some(original[part(theirs)].to_owned())
+}
+
+fn passes(step: &Step, marked: &[Marked], passed: usize) -> Checked {
+    let n = step.number;
+    if step.is_started() {
+        let _ = write(&step.state().join("passed"), &fingerprint(step));
+    }
+    let after = if step.is_started() {
+        format!(
+            "You wrote its {} functions. `cargo workshop reset {n}` puts back \
+             the authors' version when you want to compare.",
+            marked.len()
+        )
+    } else {
+        format!("(It is not started: `cargo workshop start {n}` to build it.)")
+    };
+    Checked {
+        passed: true,
+        next: None,
+        failed: Vec::new(),
+        at_its_todo: false,
+        report: format!("Step {n} passes: all {passed} of its tests. {after}"),
+    }
+}
+
+fn ids(runs: &[&TestRun]) -> Vec<String> {
+    runs.iter().map(|run| run.case.id()).collect()
+}
+
+fn file_and_line(step: &Step, marked: &Marked) -> String {
+    format!(
+        "{}/{}, line {}",
+        step.folder,
+        marked.file,
+        fn_line(step, marked)
+    )
+}
+
+/// The line of `marked`'s signature: the first below its marker that is
+/// neither a comment nor an attribute (a doc comment may say "fn").
+pub(super) fn fn_line(step: &Step, marked: &Marked) -> usize {
+    let text = step.read(&marked.file);
+    let below = text.get(marked.signature.clone()).unwrap_or_default();
+    let skipped = below
+        .lines()
+        .take_while(|line| {
+            let line = line.trim_start();
+            line.is_empty() || line.starts_with("//") || line.starts_with("#[")
+        })
+        .count();
+    marked.line + 1 + skipped
+}
+
+/// A written function is wrong: which, the test that shows it best, and
+/// how `check` knows.
+pub(super) fn not_right(
+    step: &Step,
+    blame: &Blame,
+    failures: &[&TestRun],
+    ran: &Ran,
+) -> Checked {
+    let m = blame.function;
+    let mut answered: Vec<&TestRun> = failures
+        .iter()
+        .copied()
+        .filter(|run| blame.tests.contains(&run.case.id()))
+        .collect();
+    answered.sort_by_key(|run| (clarity_rank(run), run.case.id() != m.test));
+    // The function's own test, the one its marker names, says the most
+    // about it, when it failed with a message rather than hung.
+    let own = failures
+        .iter()
+        .copied()
+        .find(|run| run.case.id() == m.test && !run.hung());
+    let shown = own
+        .or_else(|| answered.first().copied())
+        .unwrap_or(failures[0]);
+    let others: Vec<&TestRun> = failures
+        .iter()
+        .copied()
+        .filter(|run| run.case != shown.case)
+        .collect();
+    Checked {
+        passed: false,
+        next: Some(m.function.clone()),
+        failed: ids(failures),
+        at_its_todo: false,
+        report: format!(
+            "Your `{}` ({}) is not right yet.\nRead chapter {}, section \"{}\" \
+             again.\n\n{}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again with \
+             `cargo workshop check {}`.",
+            m.function,
+            file_and_line(step, m),
+            step.number,
+            m.section,
+            describe(shown),
+            m.function,
+            blame.why,
+            also_failing(&others),
+            left_out(ran),
+            step.number
+        ),
+    }
+}
+
+/// The failures did not come back when the tests ran again as they are.
+fn passed_on_rerun(step: &Step, failures: &[&TestRun]) -> Checked {
+    let n = step.number;
+    Checked {
+        passed: false,
+        next: None,
+        failed: ids(failures),
+        at_its_todo: false,
+        report: format!(
+            "{}\n\nIt passed when run again as it is, so no one function can be \
+             named: a test that measures time can fail on a busy machine. Run \
+             `cargo workshop check {n}` again; if it fails the same way, read \
+             the message above.",
+            describe(
+                failures
+                    .iter()
+                    .find(|run| !run
+                        .outcome
+                        .message()
+                        .contains("not yet implemented"))
+                    .unwrap_or(&failures[0])
+            )
+        ),
+    }
+}
+
+/// Which failure shows a mistake best, lowest first: a crash says the most
+/// in the fewest words, a hang the least.
+fn clarity_rank(run: &TestRun) -> u8 {
+    match run.outcome {
+        Outcome::StackOverflow(_) => 0,
+        Outcome::OutOfMemory(_) => 1,
+        Outcome::Failed(_) | Outcome::EndedEarly(_) if !run.hung() => 2,
+        Outcome::Crashed(_) => 3,
+        _ => 4,
+    }
+}
+
+/// The next blank function, and the test that stops at its `todo!()`.
+fn write_next(
+    step: &Step,
+    marked: &[Marked],
+    next: &Marked,
+    failures: &[&TestRun],
+) -> Checked {
+    let n = step.number;
+    let at_todo =
+        |run: &&&TestRun| run.outcome.message().contains(&next.todo_message());
+    let own = failures
+        .iter()
+        .filter(at_todo)
+        .find(|run| run.case.id() == next.test)
+        .or_else(|| failures.iter().find(at_todo))
+        .or_else(|| failures.iter().find(|run| run.case.id() == next.test));
+    let evidence = match own {
+        Some(run) => describe(run),
+        None => format!("{} shows it once it compiles and runs", next.test),
+    };
+    let written = marked.iter().filter(|m| !is_blank(step, m)).count();
+    Checked {
+        passed: false,
+        next: Some(next.function.clone()),
+        failed: ids(failures),
+        at_its_todo: own.is_some_and(|run| at_todo(&run)),
+        report: format!(
+            "Next: {} `{}` ({}).\nRead chapter {n}, section \"{}\".\nThe test \
+             that shows it: {evidence}\n\n{written} of {} functions written so \
+             far. Check again with `cargo workshop check {n}`.",
+            if track::is_the_blank(next, &step.read(&next.file)[next.body.clone()]) {
+                "write"
+            } else {
+                "finish (a `todo!()` is still in it)"
+            },
+            next.function,
+            file_and_line(step, next),
+            next.section,
+            marked.len()
+        ),
+    }
+}
+
+/// Tests fail, and no one function could be named.
+fn not_pinned(
+    step: &Step,
+    marked: &[Marked],
+    failures: &[&TestRun],
+    ran: &Ran,
+) -> Checked {
+    let n = step.number;
+    let mut sorted = failures.to_vec();
+    sorted.sort_by_key(|run| clarity_rank(run));
+    let shown = sorted[0];
+    let why = if marked.is_empty() {
+        String::new()
+    } else if changed_functions(step, marked).is_empty() {
+        "\n\nYour functions are the authors' own, so the cause is elsewhere: \
+         in lines outside them, or in the tests."
+            .to_owned()
+    } else {
+        "\n\nPutting back the authors' version of any one of your functions \
+         does not make them pass: more than one may be wrong."
+            .to_owned()
+    };
+    let count = failures.len();
+    Checked {
+        passed: false,
+        next: None,
+        failed: ids(failures),
+        at_its_todo: false,
+        report: format!(
+            "{count} of step {n}'s tests fail{}.{why}\n\n{}{}{}",
+            if count == 1 { "s" } else { "" },
+            describe(shown),
+            also_failing(
+                &failures
+                    .iter()
+                    .copied()
+                    .filter(|r| r.case != shown.case)
+                    .collect::<Vec<_>>()
+            ),
+            left_out(ran)
+        ),
+    }
+}
+
+/// What a failed test expected and saw, or how it ended, in a participant's
+/// words.
+fn describe(run: &TestRun) -> String {
+    let id = run.case.id();
+    match &run.outcome {
+        Outcome::Passed => format!("{id} passes"),
+        Outcome::Failed(message) if run.hung() => format!(
+            "{id} fails after {} s:\n\n{}\n\nA test that runs this long means a \
+             loop that never ends, or a wake-up that never comes (a task or a \
+             timer that nothing wakes).",
+            run.took.as_secs(),
+            indent(&readable::shorten(message))
+        ),
+        Outcome::Failed(message) => {
+            format!("{id} fails:\n\n{}", indent(&readable::shorten(message)))
+        }
+        Outcome::TimedOut(after) => format!(
+            "{id} did not finish in {} s and was stopped. A test that never \
+             ends means a loop that never ends, or a wake-up that never comes \
+             (a task or a timer that nothing wakes).",
+            after.as_secs()
+        ),
+        Outcome::StackOverflow(message) => format!(
+            "{id} crashed: stack overflow (endless recursion?). A function \
+             calls itself without end, directly or through another one (say, \
+             a `cmp` that calls `partial_cmp`, which calls `cmp`):\n\n{}",
+            indent(message)
+        ),
+        Outcome::OutOfMemory(message) => format!(
+            "{id} used more memory than a test may ({MEMORY_LIMIT_GIB} GiB, \
+             less beside other tests) and was stopped: a loop that never \
+             ends while something grows, e.g. `front()` where `pop_front()` \
+             takes the item off the queue:\n\n{}",
+            indent(message)
+        ),
+        Outcome::Crashed(message) => format!(
+            "{id} crashed (its process ended abruptly). It printed:\n\n{}",
+            indent(&readable::shorten(message))
+        ),
+        Outcome::EndedEarly(message) => format!(
+            "{id} did not finish: its process ended, with success, before the \
+             test did, so it asserted nothing. Something it called ended the \
+             whole program (`std::process::exit`?) where it should return. \
+             It printed last:\n\n{}",
+            indent(&readable::shorten(message))
+        ),
+    }
+}
+
+fn also_failing(others: &[&TestRun]) -> String {
+    const NAMED: usize = 4;
+    if others.is_empty() {
+        return String::new();
+    }
+    let mut names: Vec<String> = others
+        .iter()
+        .take(NAMED)
+        .map(|run| format!("{} ({})", run.case.id(), run.outcome.summary()))
+        .collect();
+    if others.len() > NAMED {
+        names.push(format!("and {} more", others.len() - NAMED));
+    }
+    format!("\nAlso failing: {}.", names.join("; "))
+}
+
+fn left_out(ran: &Ran) -> String {
+    if ran.not_run.is_empty() {
+        return String::new();
+    }
+    if ran.enough {
+        return format!(
+            "\n({} more tests were not run: what failed already names what \
+             to fix. Once it is fixed, `check` runs them all.)",
+            ran.not_run.len()
+        );
+    }
+    format!(
+        "\n({} more tests were stopped unfinished, after {} s: some tests \
+         never end, and waiting for them would only delay the verdict.)",
+        ran.not_run.len(),
+        HURRIED.as_secs()
+    )
+}
