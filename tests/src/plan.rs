@@ -16,7 +16,12 @@
 //!
 //! A `box` row takes, from its chapter, every `## ` section its text names
 //! before `skips`, the exercises it names after `Try it`, and the title's
-//! text; its minutes are the intro's plus theirs. The book's preprocessor
+//! text; its minutes are the intro's plus theirs. A section named with
+//! `(walk-through)` after it, up to the next `,` or `;` (`The code
+//! (walk-through)`), is the teacher's walk-through on screen, from the
+//! section's speaker notes, instead of the room's silent reading: the same
+//! minutes, counted apart, so that a plan can say how much of a box the
+//! room spends reading. The book's preprocessor
 //! (`src/bin/book-code.rs`) turns each plan into its table, times of day
 //! computed, and `tests/teacher_plan.rs` checks the same rows against the
 //! day's limits and the chapters' sizes. Being one computation, the table
@@ -25,6 +30,9 @@
 use std::path::Path;
 
 use crate::book::read_text;
+
+/// What follows a section a box names when the teacher walks through it.
+pub const WALK_THROUGH: &str = "(walk-through)";
 
 /// The start of a plan's declaration in `teacher.md`.
 pub const PLAN_OPENING: &str = "<!-- plan: ";
@@ -74,11 +82,17 @@ pub fn chapter_minutes(markdown: &str) -> ChapterMinutes {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Parts {
     pub intro: usize,
+    /// The teacher's walk-through of the sections in `walked`.
+    pub walk_through: usize,
+    /// The room's silent reading: the title's text and the sections in
+    /// `read`.
     pub reading: usize,
     pub try_it: usize,
     pub build_it: usize,
-    /// The `## ` sections read (not "Try it" or "Build it").
+    /// The `## ` sections the room reads (not "Try it" or "Build it").
     pub read: Vec<String>,
+    /// The `## ` sections the teacher walks through instead.
+    pub walked: Vec<String>,
     pub exercises: Vec<usize>,
     /// Minutes from the box's start to the end of Build it, if it builds.
     pub built_after: Option<usize>,
@@ -86,7 +100,12 @@ pub struct Parts {
 
 impl Parts {
     pub fn total(&self) -> usize {
-        self.intro + self.reading + self.try_it + self.build_it
+        self.intro + self.walk_through + self.reading + self.try_it + self.build_it
+    }
+
+    /// The room's silent reading, in percent of the box, rounded up.
+    pub fn reading_percent(&self) -> usize {
+        (self.reading * 100).div_ceil(self.total().max(1))
     }
 }
 
@@ -207,10 +226,12 @@ pub fn box_parts(
     let title = chapter.title.ok_or("its title declares no minutes")?;
     let mut parts = Parts {
         intro,
+        walk_through: 0,
         reading: title,
         try_it: 0,
         build_it: 0,
         read: Vec::new(),
+        walked: Vec::new(),
         exercises: covers
             .split_once("Try it ")
             .map(|(_, list)| exercise_numbers(list))
@@ -218,7 +239,7 @@ pub fn box_parts(
         built_after: None,
     };
     let build_at = covers.find("Build it");
-    let mut read_before_build = title;
+    let mut before_build = title;
     for (heading, _) in &chapter.sections {
         let Some(position) = covers.find(heading.as_str()) else {
             continue;
@@ -228,16 +249,25 @@ pub fn box_parts(
             "Build it" => parts.build_it = declared(heading)?,
             _ => {
                 let minutes = declared(heading)?;
-                parts.reading += minutes;
-                parts.read.push(heading.clone());
+                let clause = covers[position..]
+                    .split([',', ';'])
+                    .next()
+                    .unwrap_or_default();
+                if clause.contains(WALK_THROUGH) {
+                    parts.walk_through += minutes;
+                    parts.walked.push(heading.clone());
+                } else {
+                    parts.reading += minutes;
+                    parts.read.push(heading.clone());
+                }
                 if build_at.is_some_and(|at| position < at) {
-                    read_before_build += minutes;
+                    before_build += minutes;
                 }
             }
         }
     }
     if build_at.is_some() {
-        parts.built_after = Some(intro + read_before_build + parts.build_it);
+        parts.built_after = Some(intro + before_build + parts.build_it);
     }
     Ok(parts)
 }
@@ -302,10 +332,12 @@ pub fn table(plan: &Plan) -> String {
 
 fn breakdown(parts: &Parts) -> String {
     format!(
-        "{} min = {} intro + {} reading + {} Try it + {} build it",
+        "{} min = {} intro + {} walk-through + {} reading ({} %) + {} Try it + {} build it",
         parts.total(),
         parts.intro,
+        parts.walk_through,
         parts.reading,
+        parts.reading_percent(),
         parts.try_it,
         parts.build_it
     )

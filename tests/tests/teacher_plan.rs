@@ -36,6 +36,9 @@ const LIVE_DEMO_MINUTES: usize = 15;
 const LONGEST_DAY_MINUTES: usize = 8 * 60 + 30;
 /// Time kept free in each day, for set-up trouble and questions.
 const LEAST_BUFFER_MINUTES: usize = 30;
+/// The room's silent reading in a box, at most: the rest of the box is the
+/// teacher's introduction and walk-through, running, Try it and Build it.
+const MOST_READING_PERCENT: usize = 40;
 const DAY_STARTS: &str = "9:00";
 const DAY_ENDS_BY: &str = "17:30";
 
@@ -489,6 +492,7 @@ fn the_page_states_the_rates_these_tests_use() {
         format!("{TEACHER_INTRO_MINUTES} minutes of introduction"),
         format!("at least {LEAST_BUFFER_MINUTES} minutes of buffer"),
         format!("{LIVE_DEMO_MINUTES} minutes of the teacher's time"),
+        format!("at most {MOST_READING_PERCENT} % of its box"),
         format!("from {DAY_STARTS}"),
         format!("by {DAY_ENDS_BY}"),
     ];
@@ -617,6 +621,32 @@ fn every_box_holds_its_words_lines_exercises_and_track() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The room does not spend a box reading in silence: in every box of every
+/// plan, its reading is at most 40 % of the box's minutes, and the teacher
+/// walks through on screen what would take it over.
+#[test]
+fn no_box_is_mostly_silent_reading() {
+    let mut problems = Vec::new();
+    for plan in &the_plans() {
+        for row in &plan.rows {
+            let Some(parts) = &row.parts else { continue };
+            if parts.reading * 100 > MOST_READING_PERCENT * parts.total() {
+                problems.push(format!(
+                    "{}, {}: {} of the box's {} min are silent reading ({} %), \
+                     more than {MOST_READING_PERCENT} %: have the teacher walk through \
+                     a section (`The code (walk-through)`), or read less",
+                    plan.name,
+                    clock_text(row.from),
+                    parts.reading,
+                    parts.total(),
+                    parts.reading_percent()
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// A box's declared minutes against the chapter measured at the page's
 /// rates: never fewer, so a box whose reading grows must grow with it.
 fn check_minutes(
@@ -625,25 +655,36 @@ fn check_minutes(
     parts: &Parts,
     problems: &mut Vec<String>,
 ) {
-    let (words, code) = sections(chapter)
-        .iter()
-        .filter(|s| {
-            s.heading.is_empty() || parts.read.contains(&s.heading.replace('`', ""))
-        })
-        .fold((0, 0), |(words, code), s| {
-            (
-                words + s.words - s.skimmed_words,
-                code + s.code_lines - s.skimmed_code_lines,
-            )
-        });
-    let needed = reading(words, code);
-    if parts.reading < needed {
-        problems.push(format!(
-            "{place}: {chapter}'s box reads {words} words and {code} lines of code, \
-             {needed} min at the page's rates; its sections declare {} min: \
-             raise their minutes or read less",
-            parts.reading
-        ));
+    let sections = sections(chapter);
+    let measured = |names: &[String], with_title: bool| {
+        sections
+            .iter()
+            .filter(|s| {
+                (with_title && s.heading.is_empty())
+                    || names.contains(&s.heading.replace('`', ""))
+            })
+            .fold((0, 0), |(words, code), s| {
+                (
+                    words + s.words - s.skimmed_words,
+                    code + s.code_lines - s.skimmed_code_lines,
+                )
+            })
+    };
+    // The room reads the title's text and the sections it is given; the
+    // teacher's walk-through covers its sections at the same rates.
+    for (who, names, with_title, declared) in [
+        ("reads", &parts.read, true, parts.reading),
+        ("walks through", &parts.walked, false, parts.walk_through),
+    ] {
+        let (words, code) = measured(names, with_title);
+        let needed = reading(words, code);
+        if declared < needed {
+            problems.push(format!(
+                "{place}: {chapter}'s box {who} {words} words and {code} lines of code, \
+                 {needed} min at the page's rates; its sections declare {declared} min: \
+                 raise their minutes or take less"
+            ));
+        }
     }
     if parts.intro < TEACHER_INTRO_MINUTES {
         problems.push(format!(
