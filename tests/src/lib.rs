@@ -8,10 +8,7 @@
 //! `cargo workshop`, is a crate of its own (`workshop/`); the tests run it
 //! as a participant would (`workshop_program`).
 
-pub mod book;
 pub mod echo_server;
-pub mod figures;
-pub mod plan;
 pub mod server;
 
 /// What the tests share with `cargo workshop`, which sets them for the
@@ -24,9 +21,10 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::env::consts::EXE_SUFFIX;
 use std::fmt;
+use std::fs;
 use std::future::Future;
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::{Command, Output, Stdio};
 use std::rc::Rc;
@@ -231,8 +229,9 @@ fn prebuilt(file: &str) -> Option<PathBuf> {
 }
 
 /// The repository's root folder, where the workspace `Cargo.toml` is: the
-/// folder above the package's, as Cargo names it to the test or program it
-/// runs, else as it named it to the build. At run time first: `cargo
+/// nearest folder above the package's (`tests/`, or `book/tools/` for the
+/// book's tools) that holds one, the package's as Cargo names it to the
+/// test or program it runs, else as it named it to the build. At run time first: `cargo
 /// workshop check` runs tests in a copy of the repository with what the
 /// participant's build compiled, so this library may have been built for
 /// another folder than the one it runs in.
@@ -240,9 +239,82 @@ pub fn workspace_root() -> PathBuf {
     let package = std::env::var_os("CARGO_MANIFEST_DIR")
         .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
     package
-        .parent()
-        .expect("the tests package sits one folder below the root")
+        .ancestors()
+        .skip(1)
+        .find(|folder| {
+            fs::read_to_string(folder.join("Cargo.toml"))
+                .is_ok_and(|manifest| manifest.contains("[workspace]"))
+        })
+        .expect("a package of the workshop sits below its workspace root")
         .to_path_buf()
+}
+
+/// Reads a text file with line endings made `\n`, so a checkout that turned
+/// them into `\r\n` reads the same as one that did not.
+pub fn read_text(path: &Path) -> String {
+    fs::read_to_string(path)
+        .unwrap_or_else(|err| panic!("could not read {}: {err}", path.display()))
+        .replace("\r\n", "\n")
+}
+
+/// The number in a step folder's name: `step03-sleep` is step 3.
+pub fn step_number(folder: &str) -> Option<u32> {
+    let digits = folder.strip_prefix("step")?.get(..2)?;
+    let rest = &folder["step".len() + 2..];
+    if !rest.starts_with('-') {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// Every `stepNN-name` folder at the workspace root, in step order.
+pub fn step_folders() -> Vec<String> {
+    let root = workspace_root();
+    let mut folders: Vec<String> = fs::read_dir(&root)
+        .expect("the workspace root can be listed")
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| step_number(name).is_some())
+        .filter(|name| root.join(name).join("Cargo.toml").is_file())
+        .collect();
+    folders.sort();
+    folders
+}
+
+/// Runs `package` with `LOOP_TRACE=1`; what it wrote on stdout and stderr
+/// together, in the order it wrote it (one pipe for both: stdout is flushed
+/// at each line, stderr at once).
+pub fn traced_output(package: &str, args: &[&str]) -> String {
+    let mut command = step_command(package);
+    command.args(args).env("LOOP_TRACE", "1");
+    merged_output(command)
+}
+
+/// Runs the traced scene `scene` of `tests/examples/trace_scenes.rs` (as
+/// `LOOP_TRACE=1 cargo run -p workshop-tests --example trace_scenes --
+/// scene`); its output as `traced_output` gives it.
+pub fn traced_scene(scene: &str) -> String {
+    let mut command = example_command("workshop-tests", "trace_scenes");
+    command.arg(scene).env("LOOP_TRACE", "1");
+    merged_output(command)
+}
+
+/// What `command` writes on stdout and stderr, merged in order; fails if it
+/// fails.
+pub fn merged_output(mut command: Command) -> String {
+    let (mut reader, writer) = std::io::pipe().expect("a pipe");
+    command
+        .stdin(Stdio::null())
+        .stdout(writer.try_clone().expect("the pipe's writer clones"))
+        .stderr(writer);
+    let mut child = command.spawn().expect("the step starts");
+    drop(command); // our copies of the writer: the read ends with the child
+    let mut output = String::new();
+    reader
+        .read_to_string(&mut output)
+        .expect("the output is UTF-8");
+    let status = child.wait().expect("the step ends");
+    assert!(status.success(), "the traced run failed:\n{output}");
+    output
 }
 
 /// Everything a participant sees when running a step: the command, what it

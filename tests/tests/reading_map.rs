@@ -7,8 +7,8 @@
 use std::fs;
 use std::path::Path;
 
-use workshop_tests::book::{read_text, step_folders, step_number};
 use workshop_tests::{files_below, workspace_root};
+use workshop_tests::{read_text, step_folders, step_number};
 
 /// The first step with a reading map: steps 1-3 are one `lib.rs` each.
 const FIRST_MAPPED_STEP: u32 = 4;

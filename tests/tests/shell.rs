@@ -12,7 +12,7 @@ use std::process::{Child, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use workshop_tests::book::read_text;
+use workshop_tests::read_text;
 use workshop_tests::server::RunningServer;
 use workshop_tests::{HANG_LIMIT, run_step, step_command, within, workspace_root};
 

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::PathBuf;
 
-use workshop_tests::{book::read_text, workspace_root};
+use workshop_tests::{read_text, workspace_root};
 
 /// The calls whose first argument, when it is a string literal, names a
 /// snapshot file.

@@ -20,8 +20,8 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use workshop_tests::figures::{merged_output, traced_output, traced_scene};
 use workshop_tests::{HANG_LIMIT, snapshot_settings, step_command};
+use workshop_tests::{merged_output, traced_output, traced_scene};
 
 /// Only stderr, for the tests that parse every line.
 fn traced_stderr(package: &str, trace: Option<&str>) -> String {

@@ -1,5 +1,5 @@
 //! The book's figures, drawn from real runs of the steps (`cargo run -p
-//! workshop-tests --bin figures` writes them to `book/src/figures/`).
+//! book-tools --bin figures` writes them to `book/src/figures/`).
 //!
 //! Each figure is made in two halves. A *run* of a step's binary (with
 //! `LOOP_TRACE=1`, or reading the timings its demo prints) gives what the
@@ -9,7 +9,7 @@
 //! changed shape from one whose times moved a little: it redraws the fresh
 //! run with the committed times and compares the text exactly, and compares
 //! the times themselves within `TOLERANCE` (`figures_are_current` in
-//! `tests/tests/figures.rs`).
+//! `book/tools/tests/figures.rs`).
 
 mod cancel;
 pub mod geometry;
@@ -19,11 +19,9 @@ pub mod svg;
 mod turn;
 
 use std::fs;
-use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
-use crate::{example_command, step_command, workspace_root};
+use workshop_tests::{traced_output, traced_scene, workspace_root};
 
 /// How far a measured time may move before its figure must be redrawn:
 /// 0.25 s, or 20 % of the committed time, whichever is more. Enough for a
@@ -131,7 +129,7 @@ pub fn all() -> Vec<Figure> {
             .expect("ran")
             .output
     };
-    let untraced = crate::run_step("step03", &[]).stdout;
+    let untraced = workshop_tests::run_step("step03", &[]).stdout;
     figures.push(sleeps::figure(output(3), &untraced));
     figures.push(requests::figure(output(4)));
     figures.push(cancel::figure(output(8)));
@@ -168,43 +166,6 @@ pub fn close_enough(measure: Measure, fresh: f64, committed: f64) -> bool {
         }
         Measure::Cpu => (fresh > CPU_LINE_SECONDS) == (committed > CPU_LINE_SECONDS),
     }
-}
-
-/// Runs `package` with `LOOP_TRACE=1`; what it wrote on stdout and stderr
-/// together, in the order it wrote it (one pipe for both: stdout is flushed
-/// at each line, stderr at once).
-pub fn traced_output(package: &str, args: &[&str]) -> String {
-    let mut command = step_command(package);
-    command.args(args).env("LOOP_TRACE", "1");
-    merged_output(command)
-}
-
-/// Runs the traced scene `scene` of `tests/examples/trace_scenes.rs` (as
-/// `LOOP_TRACE=1 cargo run -p workshop-tests --example trace_scenes --
-/// scene`); its output as `traced_output` gives it.
-pub fn traced_scene(scene: &str) -> String {
-    let mut command = example_command("workshop-tests", "trace_scenes");
-    command.arg(scene).env("LOOP_TRACE", "1");
-    merged_output(command)
-}
-
-/// What `command` writes on stdout and stderr, merged in order; fails if it
-/// fails.
-pub fn merged_output(mut command: Command) -> String {
-    let (mut reader, writer) = std::io::pipe().expect("a pipe");
-    command
-        .stdin(Stdio::null())
-        .stdout(writer.try_clone().expect("the pipe's writer clones"))
-        .stderr(writer);
-    let mut child = command.spawn().expect("the step starts");
-    drop(command); // our copies of the writer: the read ends with the child
-    let mut output = String::new();
-    reader
-        .read_to_string(&mut output)
-        .expect("the output is UTF-8");
-    let status = child.wait().expect("the step ends");
-    assert!(status.success(), "the traced run failed:\n{output}");
-    output
 }
 
 /// The part of a demo's output under the heading `== title ==`, up to the

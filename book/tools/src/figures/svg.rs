@@ -132,7 +132,7 @@ impl Svg {
             24.0,
             y + 17.0,
             &sized(12, MUTED),
-            "Redraw: cargo run -p workshop-tests --bin figures",
+            "Redraw: cargo run -p book-tools --bin figures",
         );
     }
 

@@ -21,7 +21,7 @@
 
 use std::path::Path;
 
-use workshop_tests::book::{book_src, chapters, read_text};
+use book_tools::book::{book_src, chapters, read_text};
 use workshop_tests::workspace_root;
 
 /// A table cell's characters per printed line, for each table of the
@@ -170,7 +170,7 @@ fn the_handout_stays_one_page() {
         lines <= PAGE_LINES,
         "the handout takes about {lines} printed lines, over the \
          {PAGE_LINES} that fitted on one page: shorten it, or print it again \
-         (tests/tests/handout.rs says how) and measure"
+         (book/tools/tests/handout.rs says how) and measure"
     );
 }
 

@@ -1,5 +1,5 @@
 //! The book's figures (`book/src/figures/*.svg`) are drawn from real runs
-//! of the steps by `cargo run -p workshop-tests --bin figures`. This check
+//! of the steps by `cargo run -p book-tools --bin figures`. This check
 //! runs the steps again and fails when a committed figure no longer shows
 //! what they do.
 //!
@@ -7,7 +7,7 @@
 //! the authors' figures, not the steps: the README's `cargo test
 //! --workspace` leaves it out, and `.ci/run` runs it:
 //!
-//!     cargo test -p workshop-tests --test figures -- --ignored
+//!     cargo test -p book-tools --test figures -- --ignored
 //!
 //! Shape: exact. The fresh run is drawn with the committed file's measured
 //! times (kept in its `<metadata>`) and must give the committed text byte
@@ -20,7 +20,7 @@
 //! falls on (`figures::CPU_LINE_SECONDS`): a loaded machine gives a
 //! polling loop less CPU, and that is not a change in the step.
 
-use workshop_tests::figures::{self, Figure};
+use book_tools::figures::{self, Figure};
 
 #[test]
 #[ignore = "the authors' figures, redrawn from timed runs; .ci/run runs it"]
@@ -29,7 +29,7 @@ fn figures_are_current() {
     let problems: Vec<String> = fresh.iter().filter_map(problem).collect();
     assert!(
         problems.is_empty(),
-        "{}\nredraw with `cargo run -p workshop-tests --bin figures`, look at \
+        "{}\nredraw with `cargo run -p book-tools --bin figures`, look at \
          the figures, and commit them",
         problems.join("\n")
     );
@@ -77,7 +77,7 @@ fn no_text_runs_out_of_its_box() {
     assert!(
         problems.is_empty(),
         "text runs out of its box:\n{}\nwrap or shorten it where the figure is \
-         drawn (tests/src/figures/), and redraw",
+         drawn (book/tools/src/figures/), and redraw",
         problems.join("\n")
     );
 }
@@ -95,7 +95,7 @@ fn no_text_has_a_line_through_it() {
     assert!(
         problems.is_empty(),
         "a line runs through a text:\n{}\nmove the text or shorten the line \
-         where the figure is drawn (tests/src/figures/), and redraw",
+         where the figure is drawn (book/tools/src/figures/), and redraw",
         problems.join("\n")
     );
 }

@@ -9,11 +9,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use serde_json::{Value, json};
-use workshop::{authors, track};
-use workshop_tests::book::{
+use book_tools::book::{
     AuthorsVersion, book_src, chapters, includes, is_marker_line, read_text,
 };
+use serde_json::{Value, json};
+use workshop::{authors, track};
 use workshop_tests::{files_below, workspace_root};
 
 /// Runs the preprocessor as mdBook would on a book whose root is `root`,

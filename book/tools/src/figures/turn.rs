@@ -15,7 +15,7 @@ use std::fs;
 use super::geometry::{self, Font};
 use super::svg::{self, Svg};
 use super::{Figure, Line, lines};
-use crate::workspace_root;
+use workshop_tests::workspace_root;
 
 /// The scenes that reach what a step's demo does not, by step: the
 /// argument of `cargo run -p workshop-tests --example trace_scenes`.
@@ -177,7 +177,7 @@ pub(super) fn figures(runs: &[Run]) -> Vec<Figure> {
             drawn, in_code,
             "step {step}: the turn figure draws phases {drawn:?}, its trace code \
              prints {in_code:?}: add a scene that reaches the missing ones \
-             (tests/examples/trace_scenes.rs, SCENES in tests/src/figures/turn.rs)"
+             (tests/examples/trace_scenes.rs, SCENES in book/tools/src/figures/turn.rs)"
         );
         let drawing = Drawing::new(step, &turns, &earlier);
         let problems = misdrawn(&step_runs, &drawing.draw());
@@ -693,7 +693,7 @@ impl Drawing {
             bottom + 14.0,
             &svg::sized(12, svg::MUTED),
             &format!(
-                "Drawn from LOOP_TRACE=1 cargo run -p step{:02}; redraw: cargo run -p workshop-tests --bin figures",
+                "Drawn from LOOP_TRACE=1 cargo run -p step{:02}; redraw: cargo run -p book-tools --bin figures",
                 self.step
             ),
         );

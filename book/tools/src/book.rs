@@ -13,23 +13,16 @@ use std::path::{Path, PathBuf};
 
 use similar::{Algorithm, TextDiff};
 
-use crate::workspace_root;
+use workshop_tests::workspace_root;
+pub use workshop_tests::{read_text, step_folders, step_number};
 
 /// The command that rewrites the pinned diffs, for failure messages and docs.
 pub const UPDATE_DIFFS_COMMAND: &str =
-    "UPDATE_BOOK_DIFFS=1 cargo test -p workshop-tests --test book pinned_diffs";
+    "UPDATE_BOOK_DIFFS=1 cargo test -p book-tools --test book pinned_diffs";
 
 /// The folder holding the book's Markdown sources.
 pub fn book_src() -> PathBuf {
     workspace_root().join("book").join("src")
-}
-
-/// Reads a text file with line endings made `\n`, so a checkout that turned
-/// them into `\r\n` reads the same as one that did not.
-pub fn read_text(path: &Path) -> String {
-    fs::read_to_string(path)
-        .unwrap_or_else(|err| panic!("could not read {}: {err}", path.display()))
-        .replace("\r\n", "\n")
 }
 
 /// The chapters listed in `SUMMARY.md`, as paths relative to `book/src`, in
@@ -52,29 +45,6 @@ pub fn step_chapters() -> Vec<(String, String)> {
             step_number(&folder).map(|_| (chapter, folder))
         })
         .collect()
-}
-
-/// The number in a step folder's name: `step03-sleep` is step 3.
-pub fn step_number(folder: &str) -> Option<u32> {
-    let digits = folder.strip_prefix("step")?.get(..2)?;
-    let rest = &folder["step".len() + 2..];
-    if !rest.starts_with('-') {
-        return None;
-    }
-    digits.parse().ok()
-}
-
-/// Every `stepNN-name` folder at the workspace root, in step order.
-pub fn step_folders() -> Vec<String> {
-    let root = workspace_root();
-    let mut folders: Vec<String> = fs::read_dir(&root)
-        .expect("the workspace root can be listed")
-        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-        .filter(|name| step_number(name).is_some())
-        .filter(|name| root.join(name).join("Cargo.toml").is_file())
-        .collect();
-    folders.sort();
-    folders
 }
 
 /// A `{{#include …}}` (or `rustdoc_include`, `playground`) in a chapter.

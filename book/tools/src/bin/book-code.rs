@@ -17,7 +17,7 @@
 //!
 //! It also writes the teacher's plans: each `<!-- plan: … -->` in
 //! `teacher.md` becomes its table, its boxes' minutes summed from the
-//! minutes the chapters declare under their headings (`workshop_tests::plan`),
+//! minutes the chapters declare under their headings (`book_tools::plan`),
 //! so a time is stated once, beside the text it times.
 //!
 //! Every other include (console output from snapshots, pinned diffs) is
@@ -32,9 +32,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use book_tools::book::{AuthorsVersion, Include, includes, normalized};
+use book_tools::plan;
 use serde_json::Value;
-use workshop_tests::book::{AuthorsVersion, Include, includes, normalized};
-use workshop_tests::plan;
 
 fn main() -> ExitCode {
     match env::args().nth(1).as_deref() {

@@ -1,10 +1,10 @@
-//! `cargo run -p workshop-tests --bin figures`: runs the steps and redraws
+//! `cargo run -p book-tools --bin figures`: runs the steps and redraws
 //! every figure of the book into `book/src/figures/` (see
-//! `workshop_tests::figures`). Commit what changed, after looking at it.
+//! `book_tools::figures`). Commit what changed, after looking at it.
 
 use std::fs;
 
-use workshop_tests::figures;
+use book_tools::figures;
 
 fn main() {
     let folder = figures::folder();

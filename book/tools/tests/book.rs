@@ -3,20 +3,20 @@
 //! and every step chapter shows its step's code, output and diff.
 //!
 //! After changing a step on purpose, rewrite the pinned diffs with
-//! `UPDATE_BOOK_DIFFS=1 cargo test -p workshop-tests --test book pinned_diffs`
+//! `UPDATE_BOOK_DIFFS=1 cargo test -p book-tools --test book pinned_diffs`
 //! and read them before committing.
 
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
-use workshop::track;
-use workshop_tests::book::{
+use book_tools::book::{
     Include, Part, PinnedDiff, UPDATE_DIFFS_COMMAND, book_src, chapters,
     check_include, expected_diffs, heading_ids, includes, is_marker_line, links,
     listed_whole, normalized, part_of, read_text, snapshot_header_lines,
     step_chapters, step_diff, step_folders, step_number,
 };
+use workshop::track;
 use workshop_tests::{files_below, workspace_root};
 
 /// Every Markdown file under `book/src`, relative to it, `/`-separated.
@@ -216,7 +216,7 @@ fn every_changed_file_is_in_a_part() {
             if part_of(number, &file).is_none() {
                 problems.push(format!(
                     "{}/{} changed, but no part of the step's diff shows it: \
-                     add it to DIFF_PARTS in tests/src/book.rs",
+                     add it to DIFF_PARTS in book/tools/src/book.rs",
                     diff.new_step, file.path
                 ));
             }

@@ -15,12 +15,12 @@
 
 use std::collections::BTreeMap;
 
-use workshop::track;
-use workshop_tests::book::{
+use book_tools::book::{
     AuthorsVersion, book_src, includes, normalized, read_text, step_chapters,
     step_number,
 };
-use workshop_tests::plan::{self, Parts, Plan, Row, clock_text, exercise_numbers};
+use book_tools::plan::{self, Parts, Plan, Row, clock_text, exercise_numbers};
+use workshop::track;
 use workshop_tests::workspace_root;
 
 const WORDS_PER_MINUTE: usize = 130;
