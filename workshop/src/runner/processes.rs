@@ -50,7 +50,7 @@ fn started() -> std::sync::MutexGuard<'static, Vec<Started>> {
 }
 
 /// Starts a test in a process group of its own, noted until `end_test`.
-pub fn spawn_test(command: &mut Command) -> io::Result<Child> {
+pub(super) fn spawn_test(command: &mut Command) -> io::Result<Child> {
     in_a_process_group_of_its_own(command);
     // Noted under the same lock as spawned: `end_escaped` must never take
     // a test just started for an orphan.
@@ -68,20 +68,20 @@ pub fn spawn_test(command: &mut Command) -> io::Result<Child> {
 }
 
 /// Starts Cargo, noted until `forget_cargo`.
-pub fn spawn_cargo(command: &mut Command) -> io::Result<Child> {
+pub(super) fn spawn_cargo(command: &mut Command) -> io::Result<Child> {
     let mut noted = started();
     let child = command.spawn()?;
     noted.push(Started::Process(child.id()));
     Ok(child)
 }
 
-pub fn forget_cargo(child: &Child) {
+pub(super) fn forget_cargo(child: &Child) {
     started().retain(|p| *p != Started::Process(child.id()));
 }
 
 /// Kills the test, if still running, and everything in its group, then
 /// reaps it. Returns the processes that escaped its group, ended now.
-pub fn end_test(child: &mut Child) -> Vec<String> {
+pub(super) fn end_test(child: &mut Child) -> Vec<String> {
     #[cfg(unix)]
     {
         use rustix::process::{Pid, Signal, kill_process_group};
