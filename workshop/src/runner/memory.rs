@@ -1,5 +1,5 @@
-//! Keeps the tests running at once under `TOGETHER_GIB` of memory, on
-//! Linux.
+//! Bounds the memory of the tests `check` runs, on Linux: each test's own
+//! (`MemoryCap`), and the tests running at once under `TOGETHER_GIB`.
 //!
 //! Each test process has its own limit (`MEMORY_LIMIT_GIB`, set by
 //! `MemoryCap`), but that bounds one process, not the tests at once: up to
@@ -59,7 +59,7 @@ impl Drop for Watching {
 
 impl Watch {
     /// Starts watching (on Linux), until the `Watching` returned is dropped.
-    pub fn start(watch: &Arc<Watch>) -> Watching {
+    pub(super) fn start(watch: &Arc<Watch>) -> Watching {
         #[cfg(target_os = "linux")]
         {
             let watch = Arc::clone(watch);
@@ -73,12 +73,12 @@ impl Watch {
     }
 
     /// Watches the test whose process group is `group`.
-    pub fn add(&self, group: u32) {
+    pub(super) fn add(&self, group: u32) {
         lock(&self.running).push(group);
     }
 
     /// Stops watching `group`: what to tell, if it was stopped for memory.
-    pub fn remove(&self, group: u32) -> Option<String> {
+    pub(super) fn remove(&self, group: u32) -> Option<String> {
         lock(&self.running).retain(|running| *running != group);
         let mut stopped = lock(&self.stopped);
         let at = stopped.iter().position(|(other, _)| *other == group)?;
@@ -178,6 +178,54 @@ fn resident_bytes(pid: &str) -> Option<u64> {
     let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib << 10)
+}
+
+/// While one lives, each process this one starts may use
+/// `MEMORY_LIMIT_GIB` of data (its heap), on Linux: the limit is set on this
+/// process, and a child inherits it the moment it exists. (Set on a child
+/// once it runs, a quick runaway could outrun it.) Elsewhere the deadline
+/// alone bounds a runaway test. Counted, as tests run their own tests
+/// at once.
+pub(super) struct MemoryCap;
+
+#[cfg(target_os = "linux")]
+static MEMORY_CAPS: Mutex<(usize, Option<rustix::process::Rlimit>)> =
+    Mutex::new((0, None));
+
+impl MemoryCap {
+    pub(super) fn new() -> Self {
+        #[cfg(target_os = "linux")]
+        if let Ok(mut caps) = MEMORY_CAPS.lock() {
+            use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+            if caps.0 == 0 {
+                let before = getrlimit(Resource::Data);
+                let capped = Rlimit {
+                    current: Some(super::MEMORY_LIMIT_GIB << 30),
+                    maximum: before.maximum,
+                };
+                if setrlimit(Resource::Data, capped).is_ok() {
+                    caps.1 = Some(before);
+                }
+            }
+            caps.0 += 1;
+        }
+        MemoryCap
+    }
+}
+
+impl Drop for MemoryCap {
+    fn drop(&mut self) {
+        #[cfg(target_os = "linux")]
+        if let Ok(mut caps) = MEMORY_CAPS.lock() {
+            caps.0 -= 1;
+            if let (0, Some(before)) = (caps.0, caps.1.take()) {
+                let _ = rustix::process::setrlimit(
+                    rustix::process::Resource::Data,
+                    before,
+                );
+            }
+        }
+    }
 }
 
 #[cfg(all(test, target_os = "linux"))]

@@ -1,5 +1,7 @@
 //! What is kept of a test's output: its head and tail, to show, and which
-//! of the signs a verdict rests on it held anywhere, to judge.
+//! of the signs a verdict rests on it held anywhere, to judge. Each stream
+//! is read on a thread of its own, a test's and Cargo's alike, so that no
+//! process blocks on a full pipe while `check` waits for it.
 //!
 //! Judging from what is kept to show once failed a correct function: a
 //! participant debugging with `println!` printed 310 KB, libtest's result
@@ -7,7 +9,10 @@
 //! nothing. So every byte is looked through for the signs, however many
 //! megabytes come first, and only what is shown is cut.
 
-use std::io::{ErrorKind, Read};
+use std::io::{BufRead, BufReader, ErrorKind, Read};
+use std::sync::mpsc::{self, Receiver};
+use std::thread;
+use std::time::Duration;
 
 /// What is kept of each end of an output stream to show: far more than a
 /// panic message, and bounded, as a test printing without end must not
@@ -177,6 +182,50 @@ impl Kept {
             String::from_utf8_lossy(tail)
         )
     }
+}
+
+/// The last `count` lines of `text`.
+pub(super) fn tail(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(count)..].join("\n")
+}
+
+/// Reads `pipe` to its end on a thread of its own (so the writer never
+/// blocks on a full pipe), looking for `signs`: what it kept arrives on
+/// the receiver.
+pub(super) fn read_in_background(
+    pipe: Option<impl Read + Send + 'static>,
+    signs: &'static [&'static str],
+) -> Receiver<Output> {
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let kept = pipe.map(|pipe| read(pipe, signs));
+        let _ = sender.send(kept.unwrap_or_default());
+    });
+    receiver
+}
+
+/// Sends each line of `pipe` as it comes.
+pub(super) fn lines_in_background(
+    pipe: Option<impl Read + Send + 'static>,
+) -> Receiver<String> {
+    let (sender, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let Some(pipe) = pipe else { return };
+        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receiver
+}
+
+/// What a reader thread read; nothing if the pipe is still held open a
+/// while after the process ended (by something that escaped it).
+pub(super) fn collect(text: &Receiver<Output>) -> Output {
+    text.recv_timeout(Duration::from_secs(5))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -1,0 +1,228 @@
+//! Building a step's tests: Cargo builds the test executables and names
+//! them (`cargo test --no-run --message-format=json`), then the programs and
+//! examples those tests run. What Cargo says is read as it comes: the
+//! executables, the compiler's warnings, and the first compile error, which
+//! `check` shows instead of running anything.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::output::{
+    Output, collect, lines_in_background, read_in_background, tail,
+};
+use super::{Cargo, Progress, TICK, processes};
+
+/// A test executable Cargo built: `tests/tests/<file>.rs` as `path`.
+#[derive(Debug, Clone)]
+pub struct TestBinary {
+    pub file: String,
+    pub path: PathBuf,
+}
+
+/// The first compile error, and the folder of the package it is in.
+#[derive(Debug, Clone)]
+pub struct CompileError {
+    pub package_dir: Option<PathBuf>,
+    pub message: String,
+}
+
+/// What building the tests made: their executables, and the compiler's
+/// warnings.
+#[derive(Debug, Clone, Default)]
+pub struct Built {
+    pub binaries: Vec<TestBinary>,
+    pub warnings: Vec<Warning>,
+}
+
+/// A compiler warning: where (a path relative to the workspace, a line),
+/// and the compiler's own text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub file: String,
+    pub line: usize,
+    pub rendered: String,
+}
+
+/// Builds the `workshop-tests` test files `files`: their executables and
+/// the compiler's warnings, or the first compile error.
+pub fn build_tests(
+    cargo: &Cargo,
+    files: &[String],
+    progress: &Progress,
+) -> Result<Result<Built, CompileError>, String> {
+    // `--workspace`, as the README's `cargo test --workspace`: the same
+    // features for every dependency, so what that built is reused here
+    // (`-p workshop-tests` alone compiled a second rustix, serde, syn and
+    // every step).
+    let mut args = vec![
+        "test",
+        "--workspace",
+        "--no-run",
+        "--message-format=json",
+        "--color",
+        "never",
+    ];
+    for file in files {
+        args.extend(["--test", file.as_str()]);
+    }
+    let (mut child, stderr) = spawn_cargo(cargo, &args, Stdio::piped())?;
+    let messages = lines_in_background(child.stdout.take());
+    let mut binaries = Vec::new();
+    let mut warnings = Vec::new();
+    let mut first_error = None;
+    let mut last_built = String::from("nothing yet");
+    let mut last_said = Instant::now();
+    loop {
+        match messages.recv_timeout(Duration::from_secs(1)) {
+            Ok(line) => {
+                let Ok(message) = serde_json::from_str::<serde_json::Value>(&line)
+                else {
+                    continue;
+                };
+                if let Some(name) = message["target"]["name"].as_str() {
+                    name.clone_into(&mut last_built);
+                }
+                if let Some(binary) = test_binary(&message) {
+                    binaries.push(binary);
+                }
+                if first_error.is_none() {
+                    first_error = compile_error(&message);
+                }
+                if let Some(warning) = warning(&message) {
+                    if !warnings.contains(&warning) {
+                        warnings.push(warning);
+                    }
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        if last_said.elapsed() >= TICK {
+            progress.say(&format!("still building (last built: {last_built})"));
+            last_said = Instant::now();
+        }
+    }
+    let status = child.wait();
+    processes::forget_cargo(&child);
+    let status = status.map_err(|err| format!("cargo did not end: {err}"))?;
+    if status.success() {
+        return Ok(Ok(Built { binaries, warnings }));
+    }
+    Ok(Err(first_error.unwrap_or_else(|| CompileError {
+        package_dir: None,
+        message: tail(&collect(&stderr).text, 15),
+    })))
+}
+
+/// Builds what step `package`'s tests run besides themselves, its program
+/// and its examples, as the tests build them (`crate::PROGRAM_BUILD_ARGS`,
+/// `crate::example_build_args`): built here, before any test starts, and
+/// not by the first test that runs one, inside that test's deadline, which
+/// on a busy machine that build alone overran, failing a correct step.
+pub fn build_programs(
+    cargo: &Cargo,
+    package: &str,
+    progress: &Progress,
+) -> Result<(), String> {
+    let mut args = vec!["build".to_owned(), "--bin".to_owned(), package.to_owned()];
+    args.extend(crate::example_build_args(package));
+    args.push("--examples".to_owned());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (mut child, stderr) = spawn_cargo(cargo, &args, Stdio::null())?;
+    let mut last_said = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Ok(status),
+            Ok(None) => thread::sleep(Duration::from_millis(50)),
+            Err(err) => break Err(err),
+        }
+        if last_said.elapsed() >= TICK {
+            progress.say(&format!("still building {package}'s program"));
+            last_said = Instant::now();
+        }
+    };
+    processes::forget_cargo(&child);
+    match status {
+        Ok(status) if status.success() => Ok(()),
+        Ok(_) => Err(format!(
+            "`cargo {}` failed:\n{}",
+            args.join(" "),
+            tail(&collect(&stderr).text, 15)
+        )),
+        Err(err) => Err(format!("cargo did not end: {err}")),
+    }
+}
+
+/// Cargo run with `args` (noted, so that an interrupt ends it), its
+/// stdout to `stdout`, and its stderr read in the background.
+fn spawn_cargo(
+    cargo: &Cargo,
+    args: &[&str],
+    stdout: Stdio,
+) -> Result<(Child, Receiver<Output>), String> {
+    let mut child = processes::spawn_cargo(
+        cargo
+            .command(args)
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(Stdio::piped()),
+    )
+    .map_err(|err| format!("could not run cargo: {err}"))?;
+    let stderr = read_in_background(child.stderr.take(), &[]);
+    Ok((child, stderr))
+}
+
+/// The test executable a `compiler-artifact` message names, if it is one.
+fn test_binary(message: &serde_json::Value) -> Option<TestBinary> {
+    let target = &message["target"];
+    let is_test = target["kind"]
+        .as_array()
+        .is_some_and(|kinds| kinds.iter().any(|kind| kind == "test"));
+    if message["reason"] != "compiler-artifact" || !is_test {
+        return None;
+    }
+    Some(TestBinary {
+        file: target["name"].as_str()?.to_owned(),
+        path: PathBuf::from(message["executable"].as_str()?),
+    })
+}
+
+/// The warning a `compiler-message` message carries, if it is one, where
+/// its main span is.
+fn warning(message: &serde_json::Value) -> Option<Warning> {
+    let diagnostic = &message["message"];
+    if message["reason"] != "compiler-message" || diagnostic["level"] != "warning" {
+        return None;
+    }
+    let span = diagnostic["spans"]
+        .as_array()?
+        .iter()
+        .find(|span| span["is_primary"] == true)?;
+    Some(Warning {
+        file: span["file_name"].as_str()?.to_owned(),
+        line: usize::try_from(span["line_start"].as_u64()?).ok()?,
+        rendered: diagnostic["rendered"].as_str()?.trim_end().to_owned(),
+    })
+}
+
+/// The error a `compiler-message` message carries, if it is an error.
+fn compile_error(message: &serde_json::Value) -> Option<CompileError> {
+    let diagnostic = &message["message"];
+    if message["reason"] != "compiler-message" || diagnostic["level"] != "error" {
+        return None;
+    }
+    Some(CompileError {
+        package_dir: message["manifest_path"]
+            .as_str()
+            .and_then(|manifest| Path::new(manifest).parent())
+            .map(Path::to_path_buf),
+        message: diagnostic["rendered"]
+            .as_str()
+            .unwrap_or_default()
+            .trim_end()
+            .to_owned(),
+    })
+}

@@ -1,0 +1,238 @@
+//! How one test ended, judged from its exit status and the signs looked
+//! for in all it printed (`output`): passed, failed with its own panic
+//! message, stopped, out of memory, overflowed its stack, crashed, or ended
+//! its process early. Also what of its output is shown with the verdict: the
+//! panic lines of the test itself, and the first changed lines of a
+//! snapshot.
+
+use std::process::ExitStatus;
+use std::time::Duration;
+
+use super::output::{Output, tail};
+use super::{HANG_SIGN, TestCase};
+
+/// How one test ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Passed,
+    /// It panicked: the panic's own lines.
+    Failed(String),
+    /// It ran past its deadline and was stopped.
+    TimedOut(Duration),
+    /// It crashed: its stack overflowed (what it printed).
+    StackOverflow(String),
+    /// It hit the memory limit (what it printed).
+    OutOfMemory(String),
+    /// It ended some other way: aborted, or killed by a signal.
+    Crashed(String),
+    /// Its process ended with success before the test did: libtest never
+    /// said it passed (what it printed).
+    EndedEarly(String),
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        *self == Outcome::Passed
+    }
+
+    /// What the test printed about its end, if anything.
+    pub fn message(&self) -> &str {
+        match self {
+            Outcome::Passed | Outcome::TimedOut(_) => "",
+            Outcome::Failed(text)
+            | Outcome::StackOverflow(text)
+            | Outcome::OutOfMemory(text)
+            | Outcome::Crashed(text)
+            | Outcome::EndedEarly(text) => text,
+        }
+    }
+
+    /// One line for the progress: how it ended.
+    pub fn summary(&self) -> String {
+        match self {
+            Outcome::Passed => "passed".to_owned(),
+            Outcome::Failed(_) => "failed".to_owned(),
+            Outcome::TimedOut(after) => {
+                format!("did not finish in {} s: stopped", after.as_secs())
+            }
+            Outcome::StackOverflow(_) => "stack overflow".to_owned(),
+            Outcome::OutOfMemory(_) => "used too much memory: stopped".to_owned(),
+            Outcome::Crashed(_) => "crashed".to_owned(),
+            Outcome::EndedEarly(_) => {
+                "ended its process before it finished".to_owned()
+            }
+        }
+    }
+}
+
+/// A test and how it ended.
+#[derive(Debug, Clone)]
+pub struct TestRun {
+    pub case: TestCase,
+    pub outcome: Outcome,
+    pub took: Duration,
+}
+
+impl TestRun {
+    /// Whether it looks like a loop that never ends: stopped at the
+    /// deadline or the memory limit, or failed only after `HANG_SIGN` (a
+    /// test's own guard, `within`, gave up).
+    pub fn hung(&self) -> bool {
+        match self.outcome {
+            Outcome::TimedOut(_) | Outcome::OutOfMemory(_) => true,
+            Outcome::Passed => false,
+            _ => self.took >= HANG_SIGN,
+        }
+    }
+}
+
+/// How a test ended, from its exit status and the signs in all it printed
+/// (what is kept of that only shows it).
+pub(super) fn classify(
+    status: ExitStatus,
+    stdout: &Output,
+    stderr: &Output,
+    name: &str,
+) -> Outcome {
+    let (printed, errors) = (&stdout.text, &stderr.text);
+    if status.success() {
+        // Something the test called may have ended the whole process
+        // (`std::process::exit(0)`) before the test could fail.
+        return if stdout.held(PASSED) {
+            Outcome::Passed
+        } else {
+            Outcome::EndedEarly(tail(format!("{printed}{errors}").trim(), 15))
+        };
+    }
+    if stderr.held(OVERFLOWED) {
+        return Outcome::StackOverflow(panic_lines(errors, name));
+    }
+    if OUT_OF_MEMORY.iter().any(|sign| stderr.held(sign)) {
+        return Outcome::OutOfMemory(panic_lines(errors, name));
+    }
+    if status.code() == Some(101) {
+        let mut message = panic_lines(errors, name);
+        if let Some(difference) = snapshot_difference(printed) {
+            message = format!("{message}\n{difference}");
+        }
+        return Outcome::Failed(message);
+    }
+    Outcome::Crashed(panic_lines(errors, name))
+}
+
+/// What libtest prints once the one test it ran has passed.
+const PASSED: &str = "test result: ok. 1 passed;";
+
+/// What Rust prints when a thread's stack overflows.
+const OVERFLOWED: &str = "has overflowed its stack";
+
+/// Signs on a test's stderr that it reached the memory limit: Rust aborts
+/// when an allocation fails, and a thread or a demo that cannot get memory
+/// says so in its own words.
+const OUT_OF_MEMORY: [&str; 3] = [
+    "memory allocation of",
+    "Cannot allocate memory",
+    "out of memory",
+];
+
+/// Every sign `classify` looks for on stdout.
+pub(super) const STDOUT_SIGNS: &[&str] = &[PASSED];
+
+/// Every sign `classify` looks for on stderr.
+pub(super) const STDERR_SIGNS: &[&str] = &[
+    OVERFLOWED,
+    OUT_OF_MEMORY[0],
+    OUT_OF_MEMORY[1],
+    OUT_OF_MEMORY[2],
+];
+
+/// The first changed lines of a snapshot that no longer matches, from the
+/// table insta prints on stdout; its panic message alone says only that
+/// the snapshot failed.
+fn snapshot_difference(stdout: &str) -> Option<String> {
+    const SHOWN: usize = 8;
+    let changed: Vec<&str> = stdout
+        .lines()
+        .filter_map(|line| line.split_once('│').map(|(_, text)| text))
+        .filter(|text| text.starts_with('+') || text.starts_with('-'))
+        .take(SHOWN)
+        .collect();
+    (!changed.is_empty()).then(|| {
+        format!(
+            "The step printed something else than the chapter shows \
+             (first changed lines; - the chapter, + now):\n{}",
+            changed.join("\n")
+        )
+    })
+}
+
+/// The panics in the stderr of test `name`: each `panicked at` line and
+/// the message after it, up to libtest's note about backtraces; only the
+/// test's own when it has one (a test may make other threads panic on
+/// purpose). Else the last lines.
+fn panic_lines(stderr: &str, name: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().collect();
+    let mut panics: Vec<Vec<&str>> = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        let starts_a_panic = line.starts_with("thread '")
+            && (line.contains(" panicked at ")
+                || line.contains(" overflowed its stack"));
+        if starts_a_panic {
+            let message = lines[index + 1..]
+                .iter()
+                .take_while(|line| !ends_a_panic(line))
+                .take(40);
+            panics.push(std::iter::once(*line).chain(message.copied()).collect());
+        }
+    }
+    let own = format!("thread '{name}'");
+    if panics.iter().any(|panic| panic[0].starts_with(&own)) {
+        panics.retain(|panic| panic[0].starts_with(&own));
+    }
+    if panics.is_empty() {
+        let printed: Vec<&str> = lines
+            .into_iter()
+            .filter(|line| !ends_a_panic(line))
+            .collect();
+        return tail(&printed.join("\n"), 15);
+    }
+    let all: Vec<&str> = panics.concat();
+    all.join("\n").trim_end().to_owned()
+}
+
+fn ends_a_panic(line: &str) -> bool {
+    line.starts_with("note: run with `RUST_BACKTRACE")
+        || line.starts_with("stack backtrace:")
+        || line.starts_with("thread '")
+        || line.starts_with("fatal runtime error")
+        || line.starts_with("test result:")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{panic_lines, snapshot_difference};
+
+    #[test]
+    fn a_tests_own_panic_is_shown_not_those_it_caused_on_purpose() {
+        let stderr = "thread '<unnamed>' (7) panicked at a.rs:1:1:\n\
+                      out of coffee\n\
+                      thread 'joins' (6) panicked at b.rs:2:2:\n\
+                      still running after 20s\n\
+                      note: run with `RUST_BACKTRACE=1` to see a backtrace";
+        assert_eq!(
+            panic_lines(stderr, "joins"),
+            "thread 'joins' (6) panicked at b.rs:2:2:\nstill running after 20s"
+        );
+    }
+
+    #[test]
+    fn a_failed_snapshot_shows_its_first_changed_lines() {
+        let stdout = "-old snapshot\n+new results\n─────┬─────\n    \
+                      3     3 │ boil the water\n          4 │+ran one\n    \
+                      4       │-brew the tea\n─────┴─────\n";
+        let difference = snapshot_difference(stdout).expect("a difference");
+        let changed: Vec<&str> = difference.lines().skip(1).collect();
+        assert_eq!(changed, ["+ran one", "-brew the tea"]);
+        assert_eq!(snapshot_difference("running 1 test\n"), None);
+    }
+}
