@@ -48,7 +48,7 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     runner::end_what_killed_checks_left(&step.root);
     runner::record_tests_in(&step.root);
     let checked = check(&step, None, &Progress::new(false))?;
-    times::checked(&step, &checked);
+    times::checked(&step, checked.passed, checked.next.as_deref());
     println!("{}", checked.report);
     Ok(if checked.passed {
         ExitCode::SUCCESS

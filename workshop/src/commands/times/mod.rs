@@ -22,7 +22,6 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::commands::Words;
-use crate::commands::check::Checked;
 use crate::step::{Stage, Step};
 use std::process::ExitCode;
 
@@ -115,9 +114,10 @@ pub fn reset(root: &Path, step: u32) -> Option<String> {
     ))
 }
 
-/// `check N` gave its verdict: notes each function that passes for the
-/// first time, and the step's first pass whole.
-pub fn checked(step: &Step, verdict: &Checked) {
+/// `check N` gave its verdict (whether the step `passed`, and the function
+/// it names `next`): notes each function that passes for the first time,
+/// and the step's first pass whole.
+pub fn checked(step: &Step, passed: bool, next: Option<&str>) {
     let Ok(stages) = step.stages() else {
         return; // damaged markers: the verdict says what to mend
     };
@@ -125,14 +125,8 @@ pub fn checked(step: &Step, verdict: &Checked) {
         .into_iter()
         .map(|(marked, stage)| (marked.function, stage))
         .collect();
-    let new = first_passes(
-        &read(&step.root),
-        step.number,
-        &stages,
-        verdict.passed,
-        verdict.next.as_deref(),
-        now(),
-    );
+    let new =
+        first_passes(&read(&step.root), step.number, &stages, passed, next, now());
     append(&step.root, &new);
 }
 
