@@ -27,6 +27,7 @@ use workshop_tests::authors;
 mod changes;
 mod check;
 mod lock;
+mod pack;
 mod probe;
 mod step;
 mod times;
@@ -44,6 +45,7 @@ usage: cargo workshop <command>
   times [--csv]      when you started each step, minutes to each function
   freeze [N...]      store the authors' version of the steps (for authors)
   verify [N...]      prove the tracks (for CI): start, check each function, reset
+  pack DIR           the workshop to build offline, in DIR and DIR.zip (teachers)
   help [COMMAND]     this, or what COMMAND does
 
 Run it anywhere inside your copy of the workshop (a clone or a download).";
@@ -111,6 +113,18 @@ fn command_help(command: &str) -> Option<&'static str> {
              named),\nchecks that check names each blank function in turn and \
              that its test fails,\nwrites it back, and that reset restores the \
              step byte for byte. Refuses a\nstep you have started here."
+        }
+        "pack" => {
+            "usage: cargo workshop pack DIR\n\n\
+             For the teacher's plan B: writes the folder DIR, and DIR.zip \
+             beside it, that\nbuilds with no network on any system as it is: \
+             the workshop, vendor/ with\nevery crate it needs, its \
+             .cargo/config.toml pointing crates.io there (nothing\nis \
+             written to the participant's ~/.cargo), and the book built into \
+             book-html/\nif mdbook is on PATH. Needs the network, or the \
+             crates in Cargo's cache.\nDIR must be new, empty or an earlier \
+             pack. A participant copies the folder\n(or unzips the ZIP) and \
+             runs `cargo run -p step01` in it."
         }
         _ => return None,
     })
@@ -220,6 +234,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             runner::adopt_orphans();
             verify(&find_root(&here)?, numbers)
         }
+        (["pack", dir], false) => pack::run(&find_root(&here)?, &here.join(dir)),
         ([], _) => Err(format!("which command?\n\n{USAGE}")),
         ([command @ ("start" | "check" | "reset" | "diff")], _) => Err(format!(
             "`cargo workshop {command}` needs a step number, 1 to 8\n\n{}",

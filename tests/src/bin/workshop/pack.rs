@@ -1,0 +1,605 @@
+//! `cargo workshop pack DIR`: the teacher's plan B, a folder (and a ZIP of
+//! it) that builds on any participant's machine with no network and no
+//! setup.
+//!
+//! The folder holds the workshop's files, `vendor/` with every crate the
+//! workspace and its tests use, for every platform (`cargo vendor`), and
+//! the workshop's own `.cargo/config.toml` with the lines that point
+//! crates.io at `vendor/`: Cargo reads them in that folder only, so
+//! nothing is written to the participant's `~/.cargo`, and `cargo run -p
+//! step01` works there as it is. With mdBook on the teacher's `PATH`, the
+//! book is built into `book-html/` too, for participants without mdBook.
+//!
+//! The ZIP is written here, uncompressed ("stored"), so that it needs no
+//! crate that every participant's first `cargo workshop` would compile and
+//! no `zip` program, which Windows lacks; the price is its size, about the
+//! folder's.
+
+use std::env;
+use std::ffi::OsStr;
+use std::fmt::Write as _;
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, ExitCode, Output, Stdio};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use crate::blank_function;
+use crate::step::{Step, step_folders};
+
+/// The first line `pack` adds to the copy's `.cargo/config.toml`: how a
+/// later `pack` into the same folder knows the folder is an earlier pack,
+/// which it may empty.
+const MARK: &str = "# Written by `cargo workshop pack`:";
+
+/// What `pack` adds to the workshop's `.cargo/config.toml` in the copy.
+/// Cargo resolves a `directory` in a `[source]` table from the folder that
+/// holds `.cargo/`: the copy's root, wherever it is copied to.
+const SOURCE_LINES: &str = "\
+the crates come from vendor/, in this folder,
+# not from crates.io: this copy builds with no network, and nothing is
+# written to your own ~/.cargo.
+[source.crates-io]
+replace-with = \"vendored-sources\"
+
+[source.vendored-sources]
+directory = \"vendor\"
+";
+
+/// `cargo workshop pack DIR`: packs, and says what it wrote.
+pub fn run(root: &Path, dir: &Path) -> Result<ExitCode, String> {
+    println!("{}", pack(root, dir)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the pack into `dir` (and `dir`.zip beside it), from the workshop
+/// at `root`; says what it wrote and what a participant does with it.
+pub fn pack(root: &Path, dir: &Path) -> Result<String, String> {
+    let began = Instant::now();
+    let dir = lexically_normal(dir);
+    let root = lexically_normal(root);
+    if root.starts_with(&dir) {
+        return Err(format!(
+            "{} holds the workshop itself: name a new folder outside it \
+             (on the stick, say), for example `cargo workshop pack \
+             /media/usb/event-loop`",
+            dir.display()
+        ));
+    }
+    let name = dir.file_name().map(OsStr::to_os_string).ok_or_else(|| {
+        format!("{} is no folder's name: name a new folder", dir.display())
+    })?;
+    let mut zip_name = name.clone();
+    zip_name.push(".zip");
+    let zip = dir.with_file_name(&zip_name);
+    for n in step_folders(&root).iter().map(|(n, _)| n.to_string()) {
+        if blank_function(&Step::find(&root, &n)?)?.is_some() {
+            return Err(format!(
+                "step {n} is started here, so the pack would hand out its \
+                 blank functions: put it back first (`cargo workshop reset \
+                 {n}`, with --force if you want to lose what you wrote)"
+            ));
+        }
+    }
+    let files = workshop_files(&root, &dir)?;
+    let config = workshop_config(&root)?;
+
+    let earlier = make_empty(&dir, &zip)?;
+    for file in &files {
+        let (from, to) = (root.join(file), dir.join(file));
+        if let Some(parent) = to.parent() {
+            fs::create_dir_all(parent).map_err(|err| failed(parent, &err))?;
+        }
+        fs::copy(&from, &to).map_err(|err| {
+            format!("copying {} to {}: {err}", from.display(), to.display())
+        })?;
+    }
+    let vendor = dir.join("vendor");
+    vendor_crates(&root, &vendor)?;
+    let cargo_dir = dir.join(".cargo");
+    fs::create_dir_all(&cargo_dir).map_err(|err| failed(&cargo_dir, &err))?;
+    let config_path = cargo_dir.join("config.toml");
+    fs::write(&config_path, format!("{config}{MARK} {SOURCE_LINES}"))
+        .map_err(|err| failed(&config_path, &err))?;
+    let book = build_book(&root, &dir.join("book-html"))?;
+
+    let all = walk(&dir, &[])?;
+    let size = write_zip(&dir, &all, &zip)?;
+    let crates = fs::read_dir(&vendor).map_or(0, Iterator::count);
+
+    let mut said = String::new();
+    if earlier {
+        said.push_str("Replaced the earlier pack there.\n");
+    }
+    let _ = write!(
+        said,
+        "Packed the workshop into {} in {} s: {} files, {}.\n  \
+         its {} files, with .cargo/config.toml pointing crates.io at\n  \
+         vendor/: {crates} crates for every platform, {}\n  {book}\n\
+         and into {}, {} (not compressed, so that no crate or program is \
+         needed to write it).\n\n\
+         A participant copies the folder, or unzips the ZIP, anywhere, and \
+         in it,\nwith no network and nothing else to set up, runs\n    \
+         cargo run -p step01\nCargo builds from vendor/ and writes nothing \
+         to their own ~/.cargo.",
+        dir.display(),
+        began.elapsed().as_secs(),
+        all.len(),
+        megabytes(all.iter().map(|(_, bytes)| bytes).sum()),
+        files.len(),
+        megabytes(folder_size(&vendor)),
+        zip.display(),
+        megabytes(size),
+    );
+    Ok(said)
+}
+
+/// The workshop's files, relative to `root` with `/` between their parts:
+/// what git tracks, if `root` is in a git checkout that git can list;
+/// otherwise every file but build output, git's folder, `cargo workshop`'s
+/// own records and a built book. Never anything inside `dir`.
+fn workshop_files(root: &Path, dir: &Path) -> Result<Vec<String>, String> {
+    let listed = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["ls-files", "-z", "--cached"])
+        .stderr(Stdio::null())
+        .output();
+    let inside = |file: &String| root.join(file).starts_with(dir);
+    if let Ok(Output { status, stdout, .. }) = listed {
+        if status.success() && !stdout.is_empty() {
+            return Ok(String::from_utf8_lossy(&stdout)
+                .split('\0')
+                .filter(|file| !file.is_empty())
+                .map(str::to_owned)
+                // A tracked file deleted in the checkout is not copied.
+                .filter(|file| root.join(file).is_file() && !inside(file))
+                .collect());
+        }
+    }
+    let skip = [
+        root.join("target"),
+        root.join(".git"),
+        root.join(".workshop"),
+        root.join("book").join("book"),
+        dir.to_path_buf(),
+    ];
+    Ok(walk(root, &skip)?
+        .into_iter()
+        .map(|(file, _)| file)
+        .collect())
+}
+
+/// Every file below `dir` but those in `skip`, relative to `dir` with `/`
+/// between its parts, with its size; sorted, and symbolic links followed.
+fn walk(dir: &Path, skip: &[PathBuf]) -> Result<Vec<(String, u64)>, String> {
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        let entries =
+            fs::read_dir(&current).map_err(|err| failed(&current, &err))?;
+        for entry in entries {
+            let path = entry.map_err(|err| failed(&current, &err))?.path();
+            if skip.contains(&path) {
+                continue;
+            }
+            let metadata = fs::metadata(&path).map_err(|err| failed(&path, &err))?;
+            if metadata.is_dir() {
+                pending.push(path);
+            } else if let Ok(relative) = path.strip_prefix(dir) {
+                let parts: Vec<_> = relative
+                    .components()
+                    .map(|part| part.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                files.push((parts.join("/"), metadata.len()));
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The workshop's own `.cargo/config.toml`, which the copy keeps, with
+/// `pack`'s lines added: refused if it has a `[source]` table already.
+fn workshop_config(root: &Path) -> Result<String, String> {
+    let path = root.join(".cargo").join("config.toml");
+    let mut text = match fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => String::new(),
+        Err(err) => return Err(failed(&path, &err)),
+    };
+    if text
+        .lines()
+        .any(|line| line.trim_start().starts_with("[source"))
+    {
+        return Err(format!(
+            "{} has a [source] table already (is this folder a pack?): \
+             pack from a clone of the workshop, whose crates come from \
+             crates.io",
+            path.display()
+        ));
+    }
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    if !text.is_empty() {
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// Makes `dir` an empty folder, if it is missing, empty, or an earlier
+/// pack (then it is emptied, and its ZIP removed); true for an earlier
+/// pack. Any other folder is refused, and so is a ZIP of that name beside
+/// a folder that is not an earlier pack.
+fn make_empty(dir: &Path, zip: &Path) -> Result<bool, String> {
+    fs::create_dir_all(dir)
+        .map_err(|err| format!("cannot make the folder {}: {err}", dir.display()))?;
+    let entries: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(|err| failed(dir, &err))?
+        .map(|entry| entry.map(|entry| entry.path()))
+        .collect::<Result<_, _>>()
+        .map_err(|err| failed(dir, &err))?;
+    let config = fs::read_to_string(dir.join(".cargo").join("config.toml"))
+        .unwrap_or_default();
+    let earlier = config.contains(MARK) && dir.join("vendor").is_dir();
+    if !entries.is_empty() && !earlier {
+        return Err(format!(
+            "{} is a folder with files in it, and not an earlier pack: \
+             name a new or empty folder",
+            dir.display()
+        ));
+    }
+    if zip.exists() && !earlier {
+        return Err(format!(
+            "{} is there already: move it away, or name another folder",
+            zip.display()
+        ));
+    }
+    for entry in entries {
+        let removed = if entry.is_dir() {
+            fs::remove_dir_all(&entry)
+        } else {
+            fs::remove_file(&entry)
+        };
+        removed.map_err(|err| {
+            format!("emptying the earlier pack: {}", failed(&entry, &err))
+        })?;
+    }
+    if zip.exists() {
+        fs::remove_file(zip).map_err(|err| failed(zip, &err))?;
+    }
+    Ok(earlier)
+}
+
+/// `cargo vendor` of the whole workspace, every platform, into `vendor`.
+fn vendor_crates(root: &Path, vendor: &Path) -> Result<(), String> {
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(&cargo)
+        .current_dir(root)
+        .args(["vendor", "--locked", "--versioned-dirs", "--manifest-path"])
+        .arg(root.join("Cargo.toml"))
+        .arg(vendor)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|err| format!("cannot run {}: {err}", cargo.display()))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "`cargo vendor` could not copy the crates into {}:\n{}\n\
+         It needs crates.io, or every crate in Cargo's cache: run \
+         `cargo workshop pack` again with the network on",
+        vendor.display(),
+        last_lines(&output.stderr, 12)
+    ))
+}
+
+/// The book, built by mdBook into `out` if mdBook is on `PATH`: says which.
+fn build_book(root: &Path, out: &Path) -> Result<String, String> {
+    let version = Command::new("mdbook")
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output();
+    let Ok(version) =
+        version.map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+    else {
+        return Ok("no book-html/: mdbook is not on PATH here, so the book is \
+                   not built; install it (`cargo install mdbook --locked \
+                   --version 0.5.4`) and pack again to add it"
+            .to_owned());
+    };
+    let output = Command::new("mdbook")
+        .current_dir(root)
+        .arg("build")
+        .arg(root.join("book"))
+        .arg("-d")
+        .arg(out)
+        .stdin(Stdio::null())
+        .env("NO_COLOR", "1")
+        .output()
+        .map_err(|err| format!("cannot run mdbook: {err}"))?;
+    if !output.status.success() || !out.join("index.html").is_file() {
+        let mut log = output.stdout;
+        log.extend_from_slice(&output.stderr);
+        return Err(format!(
+            "`mdbook build` did not build the book into {}:\n{}\n\
+             Mend what it says, or pack where mdbook is not on PATH to \
+             leave the book out",
+            out.display(),
+            last_lines(&log, 12)
+        ));
+    }
+    Ok(format!(
+        "book-html/: the book, built by {} ({}): open book-html/index.html",
+        version.trim(),
+        megabytes(folder_size(out))
+    ))
+}
+
+// ---------------------------------------------------------------------------
+// The ZIP, uncompressed: one local header and the file's bytes per file,
+// then the central directory. No ZIP64, so at most 65,535 files and 4 GiB.
+
+/// Writes every file of `files` (relative to `dir`) into `zip`, inside a
+/// folder named as `dir` is; returns the ZIP's size.
+fn write_zip(
+    dir: &Path,
+    files: &[(String, u64)],
+    zip: &Path,
+) -> Result<u64, String> {
+    let too_big = || {
+        format!(
+            "{} would pass the simple ZIP format's limits (65,535 files, 4 \
+             GiB); the folder is written, so zip it with another tool",
+            zip.display()
+        )
+    };
+    let count = u16::try_from(files.len()).map_err(|_| too_big())?;
+    let top = dir
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let file = File::create(zip).map_err(|err| failed(zip, &err))?;
+    let mut out = Zip {
+        out: BufWriter::new(file),
+        written: 0,
+        central: Vec::new(),
+    };
+    for (name, _) in files {
+        let path = dir.join(name);
+        let bytes = fs::read(&path).map_err(|err| failed(&path, &err))?;
+        let modified = fs::metadata(&path)
+            .and_then(|metadata| metadata.modified())
+            .unwrap_or(UNIX_EPOCH);
+        let stored = format!("{top}/{name}");
+        out.add(&stored, &bytes, dos_time(modified))
+            .map_err(|err| match err {
+                ZipError::Io(err) => failed(zip, &err),
+                ZipError::TooBig => too_big(),
+            })?;
+    }
+    out.finish(count).map_err(|err| match err {
+        ZipError::Io(err) => failed(zip, &err),
+        ZipError::TooBig => too_big(),
+    })
+}
+
+enum ZipError {
+    Io(io::Error),
+    TooBig,
+}
+
+impl From<io::Error> for ZipError {
+    fn from(err: io::Error) -> Self {
+        ZipError::Io(err)
+    }
+}
+
+struct Zip {
+    out: BufWriter<File>,
+    written: u64,
+    /// Each file's central directory record, written at the end.
+    central: Vec<u8>,
+}
+
+impl Zip {
+    /// Version 2.0 of the format, made on Unix, so that `unzip` gives
+    /// each file the usual `rw-r--r--`.
+    const VERSION: u16 = 20;
+    const MADE_BY: u16 = 0x0314;
+    /// Bit 11: names are UTF-8.
+    const UTF8: u16 = 1 << 11;
+
+    fn add(
+        &mut self,
+        name: &str,
+        bytes: &[u8],
+        (time, date): (u16, u16),
+    ) -> Result<(), ZipError> {
+        let offset = u32::try_from(self.written).map_err(|_| ZipError::TooBig)?;
+        let size = u32::try_from(bytes.len()).map_err(|_| ZipError::TooBig)?;
+        let name_len = u16::try_from(name.len()).map_err(|_| ZipError::TooBig)?;
+        let crc = crc32(bytes);
+        let mut local = Vec::with_capacity(30 + name.len());
+        put32(&mut local, 0x0403_4b50);
+        for field in [Self::VERSION, Self::UTF8, 0, time, date] {
+            put16(&mut local, field);
+        }
+        for field in [crc, size, size] {
+            put32(&mut local, field);
+        }
+        put16(&mut local, name_len);
+        put16(&mut local, 0);
+        local.extend_from_slice(name.as_bytes());
+        self.out.write_all(&local)?;
+        self.out.write_all(bytes)?;
+        self.written += (local.len() + bytes.len()) as u64;
+
+        let central = &mut self.central;
+        put32(central, 0x0201_4b50);
+        for field in [Self::MADE_BY, Self::VERSION, Self::UTF8, 0, time, date] {
+            put16(central, field);
+        }
+        for field in [crc, size, size] {
+            put32(central, field);
+        }
+        for field in [name_len, 0, 0, 0, 0] {
+            put16(central, field);
+        }
+        put32(central, 0o100_644 << 16); // a regular file, rw-r--r--
+        put32(central, offset);
+        central.extend_from_slice(name.as_bytes());
+        Ok(())
+    }
+
+    /// The central directory and its end record; the ZIP's size.
+    fn finish(mut self, count: u16) -> Result<u64, ZipError> {
+        let offset = u32::try_from(self.written).map_err(|_| ZipError::TooBig)?;
+        let size =
+            u32::try_from(self.central.len()).map_err(|_| ZipError::TooBig)?;
+        let mut end = Vec::with_capacity(22);
+        put32(&mut end, 0x0605_4b50);
+        for field in [0, 0, count, count] {
+            put16(&mut end, field);
+        }
+        put32(&mut end, size);
+        put32(&mut end, offset);
+        put16(&mut end, 0);
+        self.out.write_all(&self.central)?;
+        self.out.write_all(&end)?;
+        self.out.flush()?;
+        Ok(self.written + u64::from(size) + end.len() as u64)
+    }
+}
+
+fn put16(out: &mut Vec<u8>, value: u16) {
+    out.extend_from_slice(&value.to_le_bytes());
+}
+
+fn put32(out: &mut Vec<u8>, value: u32) {
+    out.extend_from_slice(&value.to_le_bytes());
+}
+
+/// The CRC-32 that ZIP uses (IEEE 802.3, reflected), a byte at a time.
+fn crc32(bytes: &[u8]) -> u32 {
+    const TABLE: [u32; 256] = {
+        let mut table = [0; 256];
+        let (mut n, mut value) = (0, 0u32);
+        while n < 256 {
+            let mut c = value;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 == 1 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+                k += 1;
+            }
+            table[n] = c;
+            n += 1;
+            value += 1;
+        }
+        table
+    };
+    !bytes.iter().fold(!0u32, |crc, &byte| {
+        TABLE[usize::from(crc.to_le_bytes()[0] ^ byte)] ^ (crc >> 8)
+    })
+}
+
+/// MS-DOS's `(time, date)` of a moment, in UTC (ZIP has no time zone),
+/// clamped to the years it can say, 1980 to 2107.
+fn dos_time(moment: SystemTime) -> (u16, u16) {
+    let seconds = moment.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (year, month, day) = plumbing::calendar::civil_from_days(seconds / 86_400);
+    if year < 1980 {
+        return (0, (1 << 5) | 1);
+    }
+    let year = year.min(2107);
+    let of_day = seconds % 86_400;
+    let (hour, minute, second) = (of_day / 3600, of_day / 60 % 60, of_day % 60);
+    let time = (hour << 11) | (minute << 5) | (second / 2);
+    let date = ((year - 1980) << 9) | (month << 5) | day;
+    (
+        u16::try_from(time).unwrap_or(0),
+        u16::try_from(date).unwrap_or(0),
+    )
+}
+
+// ---------------------------------------------------------------------------
+
+/// `path` with `.` left out and each `..` taking away the part before it,
+/// without asking the file system: the same folder, comparable with
+/// another by `starts_with`.
+fn lexically_normal(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !normal.pop() {
+                    normal.push(part);
+                }
+            }
+            _ => normal.push(part),
+        }
+    }
+    normal
+}
+
+fn folder_size(dir: &Path) -> u64 {
+    walk(dir, &[]).map_or(0, |files| files.iter().map(|(_, bytes)| bytes).sum())
+}
+
+fn megabytes(bytes: u64) -> String {
+    format!("{} MB", (bytes + 500_000) / 1_000_000)
+}
+
+fn last_lines(bytes: &[u8], count: usize) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(count)..]
+        .iter()
+        .map(|line| format!("    {line}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn failed(path: &Path, err: &io::Error) -> String {
+    format!("{}: {err}", path.display())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32_of_the_usual_check_string() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(crc32(b""), 0);
+    }
+
+    #[test]
+    fn dos_time_of_a_known_moment() {
+        // 2026-11-27 13:45:30 UTC
+        let moment = UNIX_EPOCH + std::time::Duration::from_secs(1_795_787_130);
+        assert_eq!(
+            dos_time(moment),
+            // hours, minutes, 2 s; years since 1980, month, day
+            (13 * 2048 + 45 * 32 + 15, 46 * 512 + 11 * 32 + 27)
+        );
+        assert_eq!(dos_time(UNIX_EPOCH), (0, 32 + 1));
+    }
+
+    #[test]
+    fn normal_paths() {
+        assert_eq!(
+            lexically_normal(Path::new("/a/./b/../c")),
+            Path::new("/a/c")
+        );
+        assert!(
+            Path::new("/w/x").starts_with(lexically_normal(Path::new("/w/x/y/..")))
+        );
+    }
+}
