@@ -234,7 +234,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             runner::adopt_orphans();
             verify(&find_root(&here)?, numbers)
         }
-        (["pack", dir], false) => pack::run(&find_root(&here)?, &here.join(dir)),
+        (["pack", words @ ..], false) => pack::run(&find_root(&here)?, &here, words),
         ([], _) => Err(format!("which command?\n\n{USAGE}")),
         ([command @ ("start" | "check" | "reset" | "diff")], _) => Err(format!(
             "`cargo workshop {command}` needs a step number, 1 to 8\n\n{}",

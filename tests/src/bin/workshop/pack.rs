@@ -46,9 +46,17 @@ replace-with = \"vendored-sources\"
 directory = \"vendor\"
 ";
 
-/// `cargo workshop pack DIR`: packs, and says what it wrote.
-pub fn run(root: &Path, dir: &Path) -> Result<ExitCode, String> {
-    println!("{}", pack(root, dir)?);
+/// `cargo workshop pack DIR`, DIR relative to `here`: packs, and says
+/// what it wrote.
+pub fn run(root: &Path, here: &Path, words: &[&str]) -> Result<ExitCode, String> {
+    let [dir] = words else {
+        return Err(format!(
+            "`cargo workshop pack` needs one folder to write, such as \
+             /media/usb/event-loop (in quotes if its name has spaces)\n\n{}",
+            crate::command_help("pack").unwrap_or_default()
+        ));
+    };
+    println!("{}", pack(root, &here.join(dir))?);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -81,11 +89,19 @@ pub fn pack(root: &Path, dir: &Path) -> Result<String, String> {
             ));
         }
     }
-    let files = workshop_files(&root, &dir)?;
+    let (files, tracked) = workshop_files(&root, &dir)?;
+    let untracked = untracked_files(&root);
     let config = workshop_config(&root)?;
 
     let earlier = make_empty(&dir, &zip)?;
-    for file in &files {
+    // The copy's configuration first: it marks the folder as a pack, so
+    // that `pack` may empty it again if anything below fails.
+    let cargo_dir = dir.join(".cargo");
+    fs::create_dir_all(&cargo_dir).map_err(|err| failed(&cargo_dir, &err))?;
+    let config_path = cargo_dir.join("config.toml");
+    fs::write(&config_path, format!("{config}{MARK} {SOURCE_LINES}"))
+        .map_err(|err| failed(&config_path, &err))?;
+    for file in files.iter().filter(|file| *file != ".cargo/config.toml") {
         let (from, to) = (root.join(file), dir.join(file));
         if let Some(parent) = to.parent() {
             fs::create_dir_all(parent).map_err(|err| failed(parent, &err))?;
@@ -96,11 +112,6 @@ pub fn pack(root: &Path, dir: &Path) -> Result<String, String> {
     }
     let vendor = dir.join("vendor");
     vendor_crates(&root, &vendor)?;
-    let cargo_dir = dir.join(".cargo");
-    fs::create_dir_all(&cargo_dir).map_err(|err| failed(&cargo_dir, &err))?;
-    let config_path = cargo_dir.join("config.toml");
-    fs::write(&config_path, format!("{config}{MARK} {SOURCE_LINES}"))
-        .map_err(|err| failed(&config_path, &err))?;
     let book = build_book(&root, &dir.join("book-html"))?;
 
     let all = walk(&dir, &[])?;
@@ -111,22 +122,32 @@ pub fn pack(root: &Path, dir: &Path) -> Result<String, String> {
     if earlier {
         said.push_str("Replaced the earlier pack there.\n");
     }
+    if !untracked.is_empty() {
+        let _ = writeln!(
+            said,
+            "Left out, as git does not track them (git add them, and pack \
+             again, to hand them out): {}",
+            untracked.join(", ")
+        );
+    }
     let _ = write!(
         said,
-        "Packed the workshop into {} in {} s: {} files, {}.\n  \
-         its {} files, with .cargo/config.toml pointing crates.io at\n  \
-         vendor/: {crates} crates for every platform, {}\n  {book}\n\
-         and into {}, {} (not compressed, so that no crate or program is \
-         needed to write it).\n\n\
-         A participant copies the folder, or unzips the ZIP, anywhere, and \
-         in it,\nwith no network and nothing else to set up, runs\n    \
-         cargo run -p step01\nCargo builds from vendor/ and writes nothing \
-         to their own ~/.cargo.",
+        "Packed the workshop into {} ({} files, {}, in {} s):\n  \
+         the workshop's {} files{}\n  \
+         vendor/             {crates} crates, for every platform ({})\n  \
+         .cargo/config.toml  the workshop's, with crates.io pointed at vendor/\n  \
+         book-html/          {book}\n\
+         and the same in one file: {} ({}, not compressed).\n\n\
+         A participant copies the folder, or unzips the ZIP, anywhere, and in \
+         it, with no\nnetwork and nothing else to set up, runs `cargo run -p \
+         step01`. Cargo builds from\nvendor/, and writes nothing to their own \
+         ~/.cargo.",
         dir.display(),
-        began.elapsed().as_secs(),
         all.len(),
         megabytes(all.iter().map(|(_, bytes)| bytes).sum()),
+        began.elapsed().as_secs(),
         files.len(),
+        if tracked { ", as git tracks them" } else { "" },
         megabytes(folder_size(&vendor)),
         zip.display(),
         megabytes(size),
@@ -138,7 +159,7 @@ pub fn pack(root: &Path, dir: &Path) -> Result<String, String> {
 /// what git tracks, if `root` is in a git checkout that git can list;
 /// otherwise every file but build output, git's folder, `cargo workshop`'s
 /// own records and a built book. Never anything inside `dir`.
-fn workshop_files(root: &Path, dir: &Path) -> Result<Vec<String>, String> {
+fn workshop_files(root: &Path, dir: &Path) -> Result<(Vec<String>, bool), String> {
     let listed = Command::new("git")
         .arg("-C")
         .arg(root)
@@ -148,13 +169,14 @@ fn workshop_files(root: &Path, dir: &Path) -> Result<Vec<String>, String> {
     let inside = |file: &String| root.join(file).starts_with(dir);
     if let Ok(Output { status, stdout, .. }) = listed {
         if status.success() && !stdout.is_empty() {
-            return Ok(String::from_utf8_lossy(&stdout)
+            let files = String::from_utf8_lossy(&stdout)
                 .split('\0')
                 .filter(|file| !file.is_empty())
                 .map(str::to_owned)
                 // A tracked file deleted in the checkout is not copied.
                 .filter(|file| root.join(file).is_file() && !inside(file))
-                .collect());
+                .collect();
+            return Ok((files, true));
         }
     }
     let skip = [
@@ -164,10 +186,32 @@ fn workshop_files(root: &Path, dir: &Path) -> Result<Vec<String>, String> {
         root.join("book").join("book"),
         dir.to_path_buf(),
     ];
-    Ok(walk(root, &skip)?
+    let files = walk(root, &skip)?
         .into_iter()
         .map(|(file, _)| file)
-        .collect())
+        .collect();
+    Ok((files, false))
+}
+
+/// The files in `root` that git neither tracks nor ignores, which the
+/// pack leaves out; none if git cannot say.
+fn untracked_files(root: &Path) -> Vec<String> {
+    Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["ls-files", "-z", "--others", "--exclude-standard"])
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| {
+            String::from_utf8_lossy(&output.stdout)
+                .split('\0')
+                .filter(|file| !file.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Every file below `dir` but those in `skip`, relative to `dir` with `/`
@@ -233,6 +277,12 @@ fn workshop_config(root: &Path) -> Result<String, String> {
 /// pack. Any other folder is refused, and so is a ZIP of that name beside
 /// a folder that is not an earlier pack.
 fn make_empty(dir: &Path, zip: &Path) -> Result<bool, String> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!(
+            "{} is a file, not a folder: name a new folder",
+            dir.display()
+        ));
+    }
     fs::create_dir_all(dir)
         .map_err(|err| format!("cannot make the folder {}: {err}", dir.display()))?;
     let entries: Vec<PathBuf> = fs::read_dir(dir)
@@ -242,7 +292,7 @@ fn make_empty(dir: &Path, zip: &Path) -> Result<bool, String> {
         .map_err(|err| failed(dir, &err))?;
     let config = fs::read_to_string(dir.join(".cargo").join("config.toml"))
         .unwrap_or_default();
-    let earlier = config.contains(MARK) && dir.join("vendor").is_dir();
+    let earlier = config.contains(MARK);
     if !entries.is_empty() && !earlier {
         return Err(format!(
             "{} is a folder with files in it, and not an earlier pack: \
@@ -282,7 +332,13 @@ fn vendor_crates(root: &Path, vendor: &Path) -> Result<(), String> {
         .arg(vendor)
         .stdin(Stdio::null())
         .output()
-        .map_err(|err| format!("cannot run {}: {err}", cargo.display()))?;
+        .map_err(|err| {
+            format!(
+                "cannot run {} for `cargo vendor`: {err}; run this as `cargo \
+                 workshop pack`, with Cargo on PATH",
+                cargo.display()
+            )
+        })?;
     if output.status.success() {
         return Ok(());
     }
@@ -304,9 +360,9 @@ fn build_book(root: &Path, out: &Path) -> Result<String, String> {
     let Ok(version) =
         version.map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
     else {
-        return Ok("no book-html/: mdbook is not on PATH here, so the book is \
-                   not built; install it (`cargo install mdbook --locked \
-                   --version 0.5.4`) and pack again to add it"
+        return Ok("not written: no mdbook on PATH here to build the book; \
+                   install it\n                      (`cargo install mdbook \
+                   --locked --version 0.5.4`) and pack again to add it"
             .to_owned());
     };
     let output = Command::new("mdbook")
@@ -331,7 +387,7 @@ fn build_book(root: &Path, out: &Path) -> Result<String, String> {
         ));
     }
     Ok(format!(
-        "book-html/: the book, built by {} ({}): open book-html/index.html",
+        "the book, built by {} ({}): open book-html/index.html",
         version.trim(),
         megabytes(folder_size(out))
     ))
