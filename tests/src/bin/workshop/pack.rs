@@ -90,7 +90,10 @@ pub fn pack(root: &Path, dir: &Path) -> Result<String, String> {
         }
     }
     let (files, tracked) = workshop_files(&root, &dir)?;
-    let untracked = untracked_files(&root);
+    let untracked: Vec<String> = untracked_files(&root)
+        .into_iter()
+        .filter(|file| !root.join(file).starts_with(&dir))
+        .collect();
     let config = workshop_config(&root)?;
 
     let earlier = make_empty(&dir, &zip)?;
@@ -127,7 +130,11 @@ pub fn pack(root: &Path, dir: &Path) -> Result<String, String> {
             said,
             "Left out, as git does not track them (git add them, and pack \
              again, to hand them out): {}",
-            untracked.join(", ")
+            match untracked.len() {
+                0..=10 => untracked.join(", "),
+                more =>
+                    format!("{} and {} more", untracked[..10].join(", "), more - 10),
+            }
         );
     }
     let _ = write!(
