@@ -89,12 +89,14 @@ fn a_pack_builds_and_runs_the_track_with_no_network() {
 
     // The book's preprocessor is `cargo run`, so it too builds from vendor/.
     if on_path("mdbook") {
+        let began = Instant::now();
         let output = offline
             .command("mdbook", &["build", "book", "-d"])
             .arg(scratch.join("book"))
             .output()
             .expect("mdbook runs");
         assert_ran(&output, "mdbook build book");
+        eprintln!("mdbook build book: {} s", began.elapsed().as_secs());
     }
 
     assert!(
