@@ -382,9 +382,12 @@ fn build_book(root: &Path, out: &Path) -> Result<String, String> {
         .env("NO_COLOR", "1")
         .output()
         .map_err(|err| format!("cannot run mdbook: {err}"))?;
-    if !output.status.success() || !out.join("index.html").is_file() {
-        let mut log = output.stdout;
-        log.extend_from_slice(&output.stderr);
+    let mut log = output.stdout;
+    log.extend_from_slice(&output.stderr);
+    // mdBook logs a missing include file as an ERROR and still exits 0.
+    let logged_error = String::from_utf8_lossy(&log).contains("ERROR");
+    if !output.status.success() || logged_error || !out.join("index.html").is_file()
+    {
         return Err(format!(
             "`mdbook build` did not build the book into {}:\n{}\n\
              Mend what it says, or pack where mdbook is not on PATH to \
