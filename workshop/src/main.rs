@@ -5,7 +5,9 @@
 use std::env;
 use std::process::ExitCode;
 
-use workshop::commands::{check, diff, freeze, reset, start, status, times, verify};
+use workshop::commands::{
+    check, diff, freeze, pack, reset, start, status, times, verify,
+};
 
 const USAGE: &str = "\
 usage: cargo workshop <command>
@@ -20,6 +22,7 @@ usage: cargo workshop <command>
   times [--csv]      when you started each step, minutes to each function
   freeze [N...]      store the authors' version of the steps (for authors)
   verify [N...]      prove the tracks (for CI): start, check each function, reset
+  pack DIR           the workshop to build offline, in DIR and DIR.zip (teachers)
   help [COMMAND]     this, or what COMMAND does
 
 Run it anywhere inside your copy of the workshop (a clone or a download).";
@@ -35,6 +38,7 @@ fn command_help(command: &str) -> Option<&'static str> {
         "status" => status::HELP,
         "times" => times::HELP,
         "verify" => verify::HELP,
+        "pack" => pack::HELP,
         _ => return None,
     })
 }
@@ -71,6 +75,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         "status" => status::run,
         "times" => times::run,
         "verify" => verify::run,
+        "pack" => pack::run,
         _ => {
             return Err(format!("unknown command `{}`\n\n{USAGE}", words.join(" ")));
         }

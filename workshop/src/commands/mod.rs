@@ -11,6 +11,7 @@ use std::path::Path;
 pub mod check;
 pub mod diff;
 pub mod freeze;
+pub mod pack;
 pub mod reset;
 pub mod start;
 pub mod status;
