@@ -169,8 +169,8 @@ fn passes(step: &Step, marked: &[Marked], passed: usize) -> Checked {
     }
     let after = if step.is_started() {
         format!(
-            "You wrote its {} functions. `cargo workshop reset {n}` puts back \
-             the authors' version when you want to compare.",
+            "You wrote its {} functions. `cargo workshop diff {n}` shows \
+             where yours differ from the authors' version.",
             marked.len()
         )
     } else {
