@@ -179,8 +179,8 @@ fn own_warnings<'a>(
         warning.file.starts_with(&format!("{}/", step.folder))
             && never_constructed(&warning.rendered).is_some_and(|name| {
                 written.iter().any(|m| {
-                    authors_function(step, m).is_some_and(|theirs| {
-                        left_out(name, &theirs, &step.read(&m.file)[m.whole()])
+                    authors_body(step, m).is_some_and(|theirs| {
+                        left_out(name, &theirs, &step.read(&m.file)[m.body.clone()])
                     })
                 })
             })
@@ -216,11 +216,17 @@ fn never_constructed(rendered: &str) -> Option<&str> {
     first.split('`').nth(1)
 }
 
-/// Whether the authors' function (`theirs`) names `name` and the
+/// Whether the authors' body (`theirs`) names `name` and the
 /// participant's (`now`) does not: what they left out is what the
 /// authors construct there.
+/// Comments aside: a doc comment or a note may name the type.
 fn left_out(name: &str, theirs: &str, now: &str) -> bool {
     let names = |text: &str| {
+        let code: Vec<&str> = text
+            .lines()
+            .map(|line| line.split_once("//").map_or(line, |(code, _)| code))
+            .collect();
+        let text = code.join("\n");
         text.match_indices(name).any(|(at, _)| {
             let before = text[..at].chars().next_back();
             let after = text[at + name.len()..].chars().next();
