@@ -24,7 +24,7 @@ pub(super) fn note(step: &Step, blamed: &Marked, message: &str) -> Option<String
 }
 
 /// The borrows that `RefCell` says are still held, in its words before
-/// and since Rust 1.83 ("RefCell already borrowed").
+/// and since Rust 1.83 ("`RefCell` already borrowed").
 const STILL_BORROWED: [&str; 3] = [
     "already borrowed",
     "already mutably borrowed",
@@ -50,15 +50,15 @@ fn borrow_held_by_a_condition(
             .into_iter()
             .find(|keyword| code.starts_with(keyword))?;
         let condition = code.strip_suffix('{').unwrap_or(code).trim_end();
-        let (at_call, call) = [".borrow_mut()", ".borrow()"]
+        let (at_call, method) = [".borrow_mut()", ".borrow()"]
             .into_iter()
-            .find_map(|call| Some((condition.find(call)?, call)))?;
+            .find_map(|method| Some((condition.find(method)?, method)))?;
         // What is borrowed: the expression just before the call.
-        let cell = condition[..at_call]
+        let borrowed = condition[..at_call]
             .rsplit([' ', '=', '(', '!', '&'])
             .next()
             .unwrap_or_default();
-        let borrow = format!("{cell}{call}");
+        let borrow = format!("{borrowed}{method}");
         Some(format!(
             "The `{keyword}` at line {line} keeps its borrow `{borrow}` for its \
              whole body: a temporary in the condition of a `{keyword}` lives \
