@@ -217,3 +217,84 @@ fn a_probe_that_cannot_write_its_copy_blames_the_tool_not_the_code() {
         assert!(!said.contains(blame), "it spoke of the code: {said}");
     }
 }
+
+/// One wrong function of `step`, every other one rewritten, checked: what
+/// `check` said, which must name `function` and end in exit 1.
+fn verdict_on_one_wrong(
+    name: &str,
+    (step, folder): (u32, &str),
+    function: &str,
+    wrong: (&str, &str),
+) -> String {
+    let copy = WarmCopy::new(name);
+    copy.write_track((step, folder), function, wrong);
+    let output = copy.check(step).output().expect("check runs");
+    let said = said(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains(&format!("Your `{function}` (")), "{said}");
+    said
+}
+
+/// Step 6's `report` without its "already ended" guard: the task reports
+/// its value, then the reporter's drop writes `Cancelled` over it, and
+/// `block_on` says its task "was dropped before it finished", which points
+/// at step 5's `poll_task`. The verdict says what the drop did.
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn a_report_without_its_guard_is_named_as_the_drop_that_overwrites_it() {
+    let said = verdict_on_one_wrong(
+        "report",
+        (6, "step06-spawn-join"),
+        "Reporter::report",
+        (
+            "return; // reported already: this is the reporter's drop",
+            "",
+        ),
+    );
+    assert!(
+        said.contains("reported `Cancelled` over the outcome already reported"),
+        "{said}"
+    );
+}
+
+/// Step 6's `run_and_report` awaiting the future itself, without
+/// `Contained`: the child's panic is not caught, and the compiler's
+/// "never constructed", the best clue, is outside the function.
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn a_lesson_type_never_constructed_is_shown_as_the_clue() {
+    let said = verdict_on_one_wrong(
+        "contained",
+        (6, "step06-spawn-join"),
+        "run_and_report",
+        (
+            "let mut task = Contained {\n        future: pin!(Some(future)),\n        \
+             reporter,\n    };\n    let outcome = future::poll_fn(|cx| \
+             task.poll(cx)).await;\n    task.reporter.report(outcome);",
+            "reporter.report(Ok(future.await));",
+        ),
+    );
+    assert!(
+        said.contains("struct `Contained` is never constructed"),
+        "{said}"
+    );
+}
+
+/// Step 2's `run` taking each callback in its `while let`'s condition: the
+/// queue's borrow lives through the body, and the callback's `call_soon`
+/// panics "already borrowed" at `call_soon`'s line. The verdict says why.
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn a_borrow_held_by_a_while_let_is_explained() {
+    let said = verdict_on_one_wrong(
+        "while-let",
+        (2, "step02-task-queue"),
+        "EventLoop::run",
+        (
+            "while let Some(callback) = self.next_ready() {",
+            "while let Some(callback) = self.ready.borrow_mut().pop_front() {",
+        ),
+    );
+    assert!(said.contains("keeps its borrow"), "{said}");
+    assert!(said.contains("self.ready.borrow_mut()"), "{said}");
+}

@@ -9,10 +9,12 @@
 //! what chapter 4 expected and what happened instead. Each runs its loop
 //! under `within`, so a loop that waits for ever fails instead of hanging.
 
+use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::io::{self, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener};
-use std::rc::Rc;
+use std::panic::{self, AssertUnwindSafe};
+use std::rc::{Rc, Weak};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -693,6 +695,83 @@ fn a_second_read_wait_on_a_socket_replaces_the_first() {
         "the callback a second read_wait replaced was kept: read_wait drops the \
          callback it replaces (once the borrow of io_waiters has ended)"
     );
+}
+
+/// Owned by a callback: a second socket of the loop, taken off it when the
+/// callback is dropped, as a connection's own drop deregisters it. Dropping
+/// it calls the loop, which borrows the waiters.
+struct DeregistersOnDrop {
+    lp: Weak<EventLoop>,
+    socket: Watched,
+}
+
+impl Drop for DeregistersOnDrop {
+    fn drop(&mut self) {
+        if let Some(lp) = self.lp.upgrade() {
+            self.socket.forget(&lp);
+        }
+    }
+}
+
+/// Chapter 4's Build it: `read_wait` drops the callback it replaces only
+/// once the borrow of the waiters has ended. Dropped inside it, a callback
+/// whose drop calls the loop panics with "already borrowed", far from the
+/// line at fault: this test names it.
+#[test]
+fn a_replaced_read_waiter_whose_drop_calls_the_loop_is_dropped_after_the_borrow() {
+    let (panicked, second_ran) = within(HANG_LIMIT, || {
+        let lp = Rc::new(EventLoop::new().expect("a poller"));
+        let (ours, mut peer) = connected_pair();
+        let socket = Rc::new(watch(&lp, ours));
+        let (other, _other_peer) = connected_pair();
+        let owned = DeregistersOnDrop {
+            lp: Rc::downgrade(&lp),
+            socket: watch(&lp, other),
+        };
+        lp.read_wait(socket.token, move |_| drop(owned));
+        let second_ran = Rc::new(Cell::new(false));
+        let (ran, reader) = (Rc::clone(&second_ran), Rc::clone(&socket));
+        // Caught, so that the test can say where the panic comes from; the
+        // borrow it happened in ends as it unwinds.
+        let replaced = panic::catch_unwind(AssertUnwindSafe(|| {
+            lp.read_wait(socket.token, move |lp| {
+                ran.set(true);
+                reader.forget(lp);
+            });
+        }));
+        let panicked = replaced.err().map(|panic| panic_message(&*panic));
+        if panicked.is_none() {
+            peer.write_all(b"hello").expect("the peer writes");
+            let done = Rc::clone(&second_ran);
+            watchdog(&lp, RESCUE, done, move |lp| socket.forget(lp));
+            lp.run().expect("the loop runs");
+        }
+        (panicked, second_ran.get())
+    });
+    if let Some(message) = panicked {
+        panic!(
+            "a second read_wait on a socket panicked ({message}) while \
+             dropping the callback it replaced: that callback owned a socket \
+             whose drop takes it off the loop, which borrows io_waiters, \
+             still borrowed inside read_wait. read_wait must drop the \
+             callback it replaces only after the borrow has ended (keep what \
+             `replace` returns, and drop it once `waiters_for` has returned)"
+        );
+    }
+    assert!(
+        second_ran,
+        "the second callback waiting to read never ran, though the peer wrote: \
+         each read_wait replaces the callback waiting to read"
+    );
+}
+
+/// The text a panic carried, as `panic!` and `expect` give it.
+fn panic_message(panic: &(dyn Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned())
 }
 
 /// A callback that puts itself back on the ready queue, counting its runs,

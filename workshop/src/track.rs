@@ -54,6 +54,22 @@ impl Marked {
         self.signature.start..self.body.end
     }
 
+    /// The line of the function's signature in `text`, its file: the first
+    /// below the marker that is neither a comment nor an attribute (a doc
+    /// comment may say "fn"). Every command names a function by this line,
+    /// where an editor's "go to line" shows it.
+    pub fn fn_line(&self, text: &str) -> usize {
+        let below = text.get(self.signature.clone()).unwrap_or_default();
+        let skipped = below
+            .lines()
+            .take_while(|line| {
+                let line = line.trim_start();
+                line.is_empty() || line.starts_with("//") || line.starts_with("#[")
+            })
+            .count();
+        self.line + 1 + skipped
+    }
+
     /// The call that stands in for the body while the participant writes it.
     pub fn todo_call(&self) -> String {
         format!(

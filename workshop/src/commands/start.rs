@@ -70,11 +70,7 @@ pub fn start(step: &Step, force: bool) -> Result<String, String> {
         marked.len()
     );
     for marked in &marked {
-        let _ = writeln!(
-            out,
-            "  {}. {:<36} {}/{}:{}",
-            marked.order, marked.function, step.folder, marked.file, marked.line
-        );
+        let _ = writeln!(out, "{}", listed(step, marked));
     }
     let _ = write!(
         out,
@@ -86,6 +82,19 @@ pub fn start(step: &Step, force: bool) -> Result<String, String> {
     Ok(out)
 }
 
+/// One function of the list `start` prints, at its `fn` line, the line
+/// `check` names too.
+fn listed(step: &Step, marked: &Marked) -> String {
+    format!(
+        "  {}. {:<36} {}/{}:{}",
+        marked.order,
+        marked.function,
+        step.folder,
+        marked.file,
+        marked.fn_line(&step.read(&marked.file))
+    )
+}
+
 /// The functions at `stage`, as the messages name them.
 fn named(stages: &[(Marked, Stage)], wanted: fn(Stage) -> bool) -> Vec<String> {
     stages
@@ -93,4 +102,33 @@ fn named(stages: &[(Marked, Stage)], wanted: fn(Stage) -> bool) -> Vec<String> {
         .filter(|(_, stage)| wanted(*stage))
         .map(|(marked, _)| format!("`{}`", marked.function))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `start` and `check` name a function by the same line, its `fn`
+    /// line: a participant told "line 70" by one and "line 66" by the
+    /// other (the marker's) wonders which is meant.
+    #[test]
+    fn start_lists_each_function_at_its_fn_line() {
+        let step = Step::find(&crate::workspace_root(), "3").expect("step 3");
+        for marked in step.track().expect("its track") {
+            let shown = listed(&step, &marked);
+            let line: usize = shown
+                .rsplit(':')
+                .next()
+                .and_then(|line| line.parse().ok())
+                .expect("a line number");
+            let text = step.read(&marked.file);
+            let name = marked.function.rsplit("::").next().unwrap_or_default();
+            assert!(
+                text.lines()
+                    .nth(line - 1)
+                    .is_some_and(|at| at.contains(&format!("fn {name}"))),
+                "{shown}"
+            );
+        }
+    }
 }

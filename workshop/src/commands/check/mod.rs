@@ -31,6 +31,7 @@ pub use verdict::{authors_body, authors_function};
 mod compile;
 mod lock;
 mod probe;
+mod review;
 #[cfg(test)]
 mod tests;
 mod verdict;
@@ -163,24 +164,79 @@ fn a_failure_to_explain(
 }
 
 /// The compiler's warnings about the functions the participant wrote
-/// (a blank one warns of what its `todo!()` leaves unused: not theirs).
+/// (a blank one warns of what its `todo!()` leaves unused: not theirs),
+/// and about a type of the step that a written function was to construct
+/// and does not, first: the warning is outside the function, but the
+/// best clue to it.
 fn own_warnings<'a>(
     step: &Step,
     marked: &[Marked],
     warnings: &'a [Warning],
 ) -> Vec<&'a Warning> {
-    warnings
-        .iter()
-        .filter(|warning| {
-            marked.iter().filter(|m| !is_blank(step, m)).any(|m| {
-                let text = step.read(&m.file);
-                let line_of = |at: usize| text[..at.min(text.len())].lines().count();
-                warning.file == format!("{}/{}", step.folder, m.file)
-                    && (line_of(m.body.start)..=line_of(m.body.end) + 1)
-                        .contains(&warning.line)
+    let written: Vec<&Marked> =
+        marked.iter().filter(|m| !is_blank(step, m)).collect();
+    let left_out_type = |warning: &Warning| {
+        warning.file.starts_with(&format!("{}/", step.folder))
+            && never_constructed(&warning.rendered).is_some_and(|name| {
+                written.iter().any(|m| {
+                    authors_body(step, m).is_some_and(|theirs| {
+                        left_out(name, &theirs, &step.read(&m.file)[m.body.clone()])
+                    })
+                })
             })
+    };
+    let inside = |warning: &Warning| {
+        written.iter().any(|m| {
+            let text = step.read(&m.file);
+            let line_of = |at: usize| text[..at.min(text.len())].lines().count();
+            warning.file == format!("{}/{}", step.folder, m.file)
+                && (line_of(m.body.start)..=line_of(m.body.end) + 1)
+                    .contains(&warning.line)
         })
-        .collect()
+    };
+    let mut own: Vec<&Warning> = warnings
+        .iter()
+        .filter(|warning| left_out_type(warning))
+        .collect();
+    own.extend(
+        warnings
+            .iter()
+            .filter(|warning| !left_out_type(warning) && inside(warning)),
+    );
+    own
+}
+
+/// The type a warning says is never constructed (`struct `Contained` is
+/// never constructed`), if it says so.
+fn never_constructed(rendered: &str) -> Option<&str> {
+    let first = rendered.lines().next()?;
+    if !first.contains(" is never constructed") {
+        return None;
+    }
+    first.split('`').nth(1)
+}
+
+/// Whether the authors' body (`theirs`) names `name` and the
+/// participant's (`now`) does not: what they left out is what the
+/// authors construct there.
+/// Comments aside: a doc comment or a note may name the type.
+fn left_out(name: &str, theirs: &str, now: &str) -> bool {
+    let names = |text: &str| {
+        let code: Vec<&str> = text
+            .lines()
+            .map(|line| line.split_once("//").map_or(line, |(code, _)| code))
+            .collect();
+        let text = code.join("\n");
+        text.match_indices(name).any(|(at, _)| {
+            let before = text[..at].chars().next_back();
+            let after = text[at + name.len()..].chars().next();
+            [before, after]
+                .into_iter()
+                .flatten()
+                .all(|c| !(c.is_alphanumeric() || c == '_'))
+        })
+    };
+    names(theirs) && !names(now)
 }
 
 /// What the compiler says of the participant's functions, to follow the

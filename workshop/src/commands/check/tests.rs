@@ -241,3 +241,31 @@ fn a_compile_error_in_the_tests_says_a_signature_may_have_changed() {
         "{report}"
     );
 }
+
+#[test]
+fn a_lesson_type_the_written_function_no_longer_constructs_is_a_clue() {
+    // What the compiler said of step 6's `run_and_report` awaiting the
+    // future itself (`cargo workshop check 6`, Rust 1.95).
+    let rendered = "warning: struct `Contained` is never constructed\n   --> \
+                    step06-spawn-join/src/join.rs:126:8\n    |\n126 | struct \
+                    Contained<'a, F: Future> {\n    |        ^^^^^^^^^";
+    assert_eq!(never_constructed(rendered), Some("Contained"));
+    assert_eq!(never_constructed("warning: unused variable: `waker`"), None);
+    let step = step("6");
+    // This workspace's step 6 is the authors' version.
+    let marked = step.track().expect("step 6's track");
+    let run_and_report = marked
+        .iter()
+        .find(|m| m.function == "run_and_report")
+        .expect("run_and_report is marked");
+    let theirs = &step.read(&run_and_report.file)[run_and_report.body.clone()];
+    // A note may name the type: only code counts.
+    let now = "{ // as I wrote it, without `Contained`\n    \
+               reporter.report(Ok(future.await));\n}";
+    assert!(left_out("Contained", theirs, now));
+    assert!(!left_out("Contained", theirs, theirs), "still constructed");
+    assert!(
+        !left_out("Contain", theirs, now),
+        "a name, not a part of one"
+    );
+}

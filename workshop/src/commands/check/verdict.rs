@@ -3,6 +3,7 @@
 //! be named and why.
 
 use super::probe::{self, Found};
+use super::review;
 use super::{Blame, Checked, TRACES};
 use crate::commands::status::fingerprint;
 use crate::commands::{indent, write};
@@ -168,8 +169,8 @@ fn passes(step: &Step, marked: &[Marked], passed: usize) -> Checked {
     }
     let after = if step.is_started() {
         format!(
-            "You wrote its {} functions. `cargo workshop reset {n}` puts back \
-             the authors' version when you want to compare.",
+            "You wrote its {} functions. `cargo workshop diff {n}` shows \
+             where yours differ from the authors' version.",
             marked.len()
         )
     } else {
@@ -197,19 +198,9 @@ fn file_and_line(step: &Step, marked: &Marked) -> String {
     )
 }
 
-/// The line of `marked`'s signature: the first below its marker that is
-/// neither a comment nor an attribute (a doc comment may say "fn").
+/// The line of `marked`'s signature, as it is now.
 pub(super) fn fn_line(step: &Step, marked: &Marked) -> usize {
-    let text = step.read(&marked.file);
-    let below = text.get(marked.signature.clone()).unwrap_or_default();
-    let skipped = below
-        .lines()
-        .take_while(|line| {
-            let line = line.trim_start();
-            line.is_empty() || line.starts_with("//") || line.starts_with("#[")
-        })
-        .count();
-    marked.line + 1 + skipped
+    marked.fn_line(&step.read(&marked.file))
 }
 
 /// A written function is wrong: which, the test that shows it best, and
@@ -241,6 +232,10 @@ pub(super) fn not_right(
         .copied()
         .filter(|run| run.case != shown.case)
         .collect();
+    // Where the failure shows is not always where the mistake is.
+    let note = review::note(step, m, shown.outcome.message())
+        .map(|note| format!("\n\n{note}"))
+        .unwrap_or_default();
     Checked {
         passed: false,
         next: Some(m.function.clone()),
@@ -248,8 +243,8 @@ pub(super) fn not_right(
         at_its_todo: false,
         report: format!(
             "Your `{}` ({}) is not right yet.\nRead chapter {}, section \"{}\" \
-             again.\n\n{}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again with \
-             `cargo workshop check {}`.",
+             again.\n\n{}{note}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again \
+             with `cargo workshop check {}`.",
             m.function,
             file_and_line(step, m),
             step.number,
@@ -395,6 +390,14 @@ fn describe(run: &TestRun) -> String {
     let id = run.case.id();
     match &run.outcome {
         Outcome::Passed => format!("{id} passes"),
+        // The process aborted only because unwinding reached a function
+        // not yet written: the first panic is the failure.
+        Outcome::Crashed(message) | Outcome::Failed(message)
+            if readable::without_cleanup_noise(message).is_some() =>
+        {
+            let first = readable::without_cleanup_noise(message).unwrap_or_default();
+            format!("{id} fails:\n\n{}", indent(&readable::shorten(&first)))
+        }
         Outcome::Failed(message) if run.hung() => format!(
             "{id} fails after {} s:\n\n{}\n\nA test that runs this long means a \
              loop that never ends, or a wake-up that never comes (a task or a \

@@ -114,11 +114,13 @@ fn find_in_copy<'a>(
         as_they_are,
         suspects,
     };
-    progress.say(&format!(
-        "which function? a copy of your code that can switch each of the {} \
-         that differ from the authors' to their version",
-        probe.suspects.len()
-    ));
+    let written = step.track().map_or(probe.suspects.len(), |marked| {
+        marked
+            .iter()
+            .filter(|m| !super::verdict::is_blank(step, m))
+            .count()
+    });
+    progress.say(&which_function(probe.suspects.len(), written));
     let in_copy = |err: String| {
         tool_failed(step, "build the copy of your workshop", Some(&copy), &err)
     };
@@ -129,6 +131,21 @@ fn find_in_copy<'a>(
     }
     progress.say("the switching copy did not build: one function at a time");
     one_at_a_time(step, &copy, &copy_cargo, probe, progress).map_err(in_copy)
+}
+
+/// What the probe is about to do, counting the participant's functions
+/// as they do: "the 3 that differ" from someone who wrote 5 (two as the
+/// authors did) reads as a miscount.
+fn which_function(differ: usize, written: usize) -> String {
+    let yours = if differ >= written {
+        format!("the {differ} functions you wrote differ")
+    } else {
+        format!("{differ} of the {written} functions you wrote differ")
+    };
+    format!(
+        "which function? {yours} from the authors' version: trying theirs in \
+         place of each, in a copy of your code"
+    )
 }
 
 /// Holds the step's copy for this check alone: another check of the same

@@ -160,3 +160,18 @@ fn the_switch_holds_both_bodies_and_reads_its_own_place() {
             && body.find("else") < Some(theirs)
     );
 }
+
+#[test]
+fn the_probe_counts_the_functions_written_as_the_participant_does() {
+    assert_eq!(
+        which_function(3, 5),
+        "which function? 3 of the 5 functions you wrote differ from the \
+         authors' version: trying theirs in place of each, in a copy of your code"
+    );
+    assert!(
+        which_function(3, 3)
+            .starts_with("which function? the 3 functions you wrote differ"),
+        "{}",
+        which_function(3, 3)
+    );
+}

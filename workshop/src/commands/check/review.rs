@@ -1,0 +1,143 @@
+//! What a reviewer adds to a failure: the test says what went wrong where
+//! it showed, which is not always where the mistake is. A `RefCell`
+//! "already borrowed" shows at the second borrow, in a function that is
+//! right; a task "dropped before it finished" points at the loop when the
+//! task did finish. Each note here reads the participant's function, or
+//! knows the step, and says where the mistake is.
+
+use crate::step::Step;
+use crate::track::Marked;
+
+/// A reviewer's note on `message`, the failure shown for `blamed`, or
+/// `None` when the message says enough by itself.
+pub(super) fn note(step: &Step, blamed: &Marked, message: &str) -> Option<String> {
+    let written = step.read(&blamed.file);
+    let function = written.get(blamed.whole()).unwrap_or_default();
+    // The text before the function ends with its line break: its lines
+    // are those above the function's first.
+    let first_line = written[..blamed.whole().start.min(written.len())]
+        .lines()
+        .count()
+        + 1;
+    borrow_held_by_a_condition(function, first_line, message)
+        .or_else(|| known_mistake(&blamed.function, message))
+}
+
+/// The borrows that `RefCell` says are still held, in its words before
+/// and since Rust 1.83 ("`RefCell` already borrowed").
+const STILL_BORROWED: [&str; 3] = [
+    "already borrowed",
+    "already mutably borrowed",
+    "BorrowMutError",
+];
+
+/// A `while let`, `if let` or `match` whose condition borrows a `RefCell`:
+/// the temporary `RefMut` (or `Ref`) lives until the end of the whole
+/// statement, body included, so whatever the body calls that borrows the
+/// same cell again panics, at that call's line, not at this one.
+/// `first_line` is the line of `function`'s first in its file.
+fn borrow_held_by_a_condition(
+    function: &str,
+    first_line: usize,
+    message: &str,
+) -> Option<String> {
+    if !STILL_BORROWED.iter().any(|sign| message.contains(sign)) {
+        return None;
+    }
+    function.lines().enumerate().find_map(|(at, line)| {
+        let code = line.trim();
+        let keyword = ["while let ", "if let ", "match "]
+            .into_iter()
+            .find(|keyword| code.starts_with(keyword))?;
+        let condition = code.strip_suffix('{').unwrap_or(code).trim_end();
+        let (at_call, method) = [".borrow_mut()", ".borrow()"]
+            .into_iter()
+            .find_map(|method| Some((condition.find(method)?, method)))?;
+        // What is borrowed: the expression just before the call.
+        let borrowed = condition[..at_call]
+            .rsplit([' ', '=', '(', '!', '&'])
+            .next()
+            .unwrap_or_default();
+        let borrow = format!("{borrowed}{method}");
+        Some(format!(
+            "The `{keyword}` at line {line} keeps its borrow `{borrow}` for its \
+             whole body: a temporary in the condition of a `{keyword}` lives \
+             until the end of the statement, so whatever the body calls that \
+             borrows the same cell again panics \"already borrowed\", at that \
+             call's line. Take the value out in a statement or a function of \
+             its own, so the borrow ends before the body runs.",
+            keyword = keyword.trim_end(),
+            line = first_line + at,
+        ))
+    })
+}
+
+/// Mistakes whose failure shows far from them, by the function they are
+/// made in and a sign of the message they cause.
+const KNOWN: [(&str, &str, &str); 1] = [(
+    "Reporter::report",
+    "dropped before it finished",
+    "The task did finish here: `report` left its outcome, and then the \
+     reporter's drop reported `Cancelled` over the outcome already reported. \
+     Only the first report counts: a report once the task has ended (the \
+     reporter's drop, after the task reported) must do nothing.",
+)];
+
+fn known_mistake(function: &str, message: &str) -> Option<String> {
+    KNOWN
+        .iter()
+        .find(|(name, sign, _)| *name == function && message.contains(sign))
+        .map(|(.., note)| (*note).to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What step 2's tests printed for a `run` that takes each callback
+    /// in its `while let` (`cargo workshop check 2`, Rust 1.95).
+    const CALL_SOON_BORROWED: &str = "thread \
+        'a_callback_scheduled_by_a_callback_runs_after_those_already_queued' \
+        panicked at step02-task-queue/src/lib.rs:49:20:\nRefCell already borrowed";
+
+    #[test]
+    fn a_borrow_held_by_a_while_let_is_named_at_its_line() {
+        let run = "    pub fn run(&self) {\n        \
+                   while let Some(callback) = self.ready.borrow_mut().pop_front() {\n            \
+                   callback(self);\n        }\n    }";
+        let note = borrow_held_by_a_condition(run, 56, CALL_SOON_BORROWED)
+            .expect("a note on the while let");
+        assert!(
+            note.starts_with(
+                "The `while let` at line 57 keeps its borrow \
+                 `self.ready.borrow_mut()` for its whole body"
+            ),
+            "{note}"
+        );
+        let taken_first = "    pub fn run(&self) {\n        \
+                           while let Some(callback) = self.next_ready() {\n";
+        assert_eq!(
+            borrow_held_by_a_condition(taken_first, 56, CALL_SOON_BORROWED),
+            None
+        );
+        assert_eq!(
+            borrow_held_by_a_condition(run, 56, "assertion failed"),
+            None,
+            "no note where nothing was borrowed twice"
+        );
+    }
+
+    #[test]
+    fn a_report_over_a_reported_outcome_is_named_as_the_drop_that_writes_it() {
+        // What step 6's `block_on` said for a `report` without its guard.
+        let message = "thread 'main' panicked at step06-spawn-join/src/event_loop.rs:\
+                       447:39:\nblock_on's task was dropped before it finished: is a \
+                       pending task kept for its next poll?";
+        let note = known_mistake("Reporter::report", message).expect("a note");
+        assert!(
+            note.contains("reported `Cancelled` over the outcome already reported"),
+            "{note}"
+        );
+        assert_eq!(known_mistake("EventLoop::poll_task", message), None);
+    }
+}
