@@ -350,12 +350,19 @@ fn say_hurried(
     ));
 }
 
+/// The progress line while tests run: how many are done, and which run
+/// now, with their seconds; between two tests, when none runs, only the
+/// count (not "running " with nothing after it).
 fn still_running(running: &[(String, Instant)], done: usize, all: usize) -> String {
     let now: Vec<String> = running
         .iter()
         .map(|(id, since)| format!("{id} ({} s)", since.elapsed().as_secs()))
         .collect();
-    format!("{done} of {all} tests done; running {}", now.join(", "))
+    if now.is_empty() {
+        format!("{done} of {all} tests done")
+    } else {
+        format!("{done} of {all} tests done; running {}", now.join(", "))
+    }
 }
 
 /// Runs one test alone, stopped at the deadline, memory limited.
@@ -448,5 +455,20 @@ fn wait_until(child: &mut Child, settings: &Settings, orders: &Orders) -> Waited
             }
             _ => return Waited::Deadline,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_line_names_what_runs_and_never_ends_in_running() {
+        assert_eq!(still_running(&[], 3, 19), "3 of 19 tests done");
+        let one = [("step03_timers::a".to_owned(), Instant::now())];
+        assert_eq!(
+            still_running(&one, 3, 19),
+            "3 of 19 tests done; running step03_timers::a (0 s)"
+        );
     }
 }
