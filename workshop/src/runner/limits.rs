@@ -69,20 +69,15 @@ pub const RERUNS_AT_ONCE: usize = 8;
 /// together is bounded apart (`TOGETHER_GIB`, the `memory` module).
 pub const MEMORY_LIMIT_GIB: u64 = 1;
 
-/// Seconds, for the order the compiler checks (`Duration`'s comparisons
-/// are not `const`).
-const fn secs(duration: Duration) -> u64 {
-    duration.as_secs()
-}
-
+// In seconds: `Duration`'s comparisons are not `const`.
 // A failure after `HANG_SIGN` is a hang its own guard caught, so the guard
 // must come later; and the guard must fail a test before `check` stops it,
 // or the test's own message is lost.
-const _: () = assert!(secs(HANG_SIGN) < secs(PATIENCE));
-const _: () = assert!(secs(PATIENCE) < secs(TEST_DEADLINE));
+const _: () = assert!(HANG_SIGN.as_secs() < PATIENCE.as_secs());
+const _: () = assert!(PATIENCE.as_secs() < TEST_DEADLINE.as_secs());
 // A rerun in the probe's copy is a test run again: no longer than the first.
-const _: () = assert!(secs(PROBE_DEADLINE) <= secs(TEST_DEADLINE));
+const _: () = assert!(PROBE_DEADLINE.as_secs() <= TEST_DEADLINE.as_secs());
 // A hurried test is looked at only for a quick failure, well before a hang.
-const _: () = assert!(secs(HURRIED) < secs(HANG_SIGN));
+const _: () = assert!(HURRIED.as_secs() < HANG_SIGN.as_secs());
 // More run at once only as the tests running look stuck, then hurried.
 const _: () = assert!(AT_ONCE <= AT_MOST && AT_MOST <= AT_MOST_HURRIED);
