@@ -5,13 +5,17 @@
 use std::env;
 use std::process::ExitCode;
 
-use workshop::commands::{check, diff, freeze, reset, start, status, times, verify};
+use workshop::commands::{
+    check, diff, freeze, reset, start, status, times, verify, watch,
+};
 
 const USAGE: &str = "\
 usage: cargo workshop <command>
 
   start N [--force]  blank the functions of step N you will write
   check N            run step N's tests: what to write next, or that it passes
+  watch [N]          check step N again on each save, on one screen (the way
+                     to work through a track); N: the step in progress
   reset N [FILE...] [--force]
                      put step N (or these files of it) back as the authors wrote it
   diff N [FILE...] [--names]
@@ -35,6 +39,7 @@ fn command_help(command: &str) -> Option<&'static str> {
         "status" => status::HELP,
         "times" => times::HELP,
         "verify" => verify::HELP,
+        "watch" => watch::HELP,
         _ => return None,
     })
 }
@@ -71,6 +76,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         "status" => status::run,
         "times" => times::run,
         "verify" => verify::run,
+        "watch" => watch::run,
         _ => {
             return Err(format!("unknown command `{}`\n\n{USAGE}", words.join(" ")));
         }
