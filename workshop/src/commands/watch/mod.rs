@@ -33,14 +33,15 @@ mod input;
 mod screen;
 
 pub const HELP: &str = "usage: cargo workshop watch [N]\n\n\
-             Checks step N, then again each time you save a file of its folder \
-             (a save\nwhile a check runs starts it over), on one screen: how many \
-             functions you\nhave written, and the verdict as `check` gives it. \
-             Keys: h the hint for the\nfunction at hand (what it must do, the \
-             chapter's section to read), l the\nlist of functions, r run the \
-             step's demo, q quit (Ctrl-C too). On Windows,\npress Enter after \
-             the key. Without N, the step in progress: started, not\nyet passing. \
-             Piped, it prints each verdict once, without redrawing.";
+             Checks step N, then again each time you save a file of its folder (a \
+             save\nwhile a check runs starts it over), on one screen: how many \
+             functions are done\n(written, and not the one the verdict blames), \
+             and the verdict as `check`\ngives it. Keys: h the hint for the \
+             function at hand (what it must do, the\nchapter's section to read), \
+             l the list of functions, r run the step's demo,\nq quit (Ctrl-C \
+             too). On Windows, press Enter after the key.\n\n\
+             Without N, the step in progress: started, not yet passing. Piped, it \
+             prints\neach verdict once, without redrawing.";
 
 /// What `watch` waits for, from its threads (`input`, `child`).
 #[derive(Debug)]
@@ -376,7 +377,10 @@ impl Watch {
     /// The progress line, or why the track cannot be read.
     fn progress(&self) -> String {
         match self.step.stages() {
-            Ok(stages) => screen::progress(&stages),
+            Ok(stages) => screen::progress(
+                &stages,
+                self.verdict.as_ref().and_then(|v| v.next.as_deref()),
+            ),
             Err(err) => err.lines().next().unwrap_or_default().to_owned(),
         }
     }

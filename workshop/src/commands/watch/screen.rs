@@ -9,24 +9,28 @@ use crate::track::Marked;
 /// How wide the progress bar is, in characters.
 const BAR: usize = 20;
 
-/// `2 of 4 functions written  [##########----------]`
-pub fn progress_line(written: usize, total: usize) -> String {
-    let filled = (BAR * written).checked_div(total).unwrap_or(0).min(BAR);
+/// `2 of 4 functions done  [##########----------]`
+pub fn progress_line(done: usize, total: usize) -> String {
+    let filled = (BAR * done).checked_div(total).unwrap_or(0).min(BAR);
     format!(
-        "{written} of {total} functions written  [{}{}]",
+        "{done} of {total} functions done  [{}{}]",
         "#".repeat(filled),
         "-".repeat(BAR - filled)
     )
 }
 
-/// The progress of a track: how many of its functions are written (not
-/// blank, no `todo!()` left), of how many.
-pub fn progress(stages: &[(Marked, Stage)]) -> String {
-    let written = stages
+/// The progress of a track: how many of its functions are done, of how
+/// many. Done: written (not blank, no `todo!()` left), and not the one the
+/// last verdict `blamed`, so that a wrong function made right moves the
+/// bar.
+pub fn progress(stages: &[(Marked, Stage)], blamed: Option<&str>) -> String {
+    let done = stages
         .iter()
-        .filter(|(_, stage)| !stage.is_unfinished())
+        .filter(|(m, stage)| {
+            !stage.is_unfinished() && Some(m.function.as_str()) != blamed
+        })
         .count();
-    progress_line(written, stages.len())
+    progress_line(done, stages.len())
 }
 
 /// The function at hand: the one the last verdict named, else the first
@@ -155,19 +159,19 @@ mod tests {
     fn the_bar_fills_with_the_functions_written() {
         assert_eq!(
             progress_line(0, 4),
-            "0 of 4 functions written  [--------------------]"
+            "0 of 4 functions done  [--------------------]"
         );
         assert_eq!(
             progress_line(1, 4),
-            "1 of 4 functions written  [#####---------------]"
+            "1 of 4 functions done  [#####---------------]"
         );
         assert_eq!(
             progress_line(4, 4),
-            "4 of 4 functions written  [####################]"
+            "4 of 4 functions done  [####################]"
         );
         assert_eq!(
             progress_line(0, 0),
-            "0 of 0 functions written  [--------------------]"
+            "0 of 0 functions done  [--------------------]"
         );
     }
 
@@ -197,7 +201,13 @@ mod tests {
         assert_eq!(at_hand(&stages, Some("")).unwrap().function, second);
         assert_eq!(at_hand(&stages, Some(&third)).unwrap().function, third);
         assert_eq!(at_hand(&stages, Some("gone")).unwrap().function, second);
-        assert!(progress(&stages).starts_with(&format!("1 of {}", stages.len())));
+        let total = stages.len();
+        assert!(progress(&stages, None).starts_with(&format!("1 of {total} ")));
+        let first = stages[0].0.function.clone();
+        assert!(
+            progress(&stages, Some(&first)).starts_with(&format!("0 of {total} ")),
+            "the function the verdict blames is not done"
+        );
     }
 
     #[test]
