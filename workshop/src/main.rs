@@ -6,7 +6,7 @@ use std::env;
 use std::process::ExitCode;
 
 use workshop::commands::{
-    check, diff, freeze, pack, reset, start, status, times, verify,
+    check, diff, freeze, pack, reset, start, status, times, verify, watch,
 };
 
 const USAGE: &str = "\
@@ -14,6 +14,8 @@ usage: cargo workshop <command>
 
   start N [--force]  blank the functions of step N you will write
   check N            run step N's tests: what to write next, or that it passes
+  watch [N]          check step N again on each save, on one screen (the way
+                     to work through a track); N: the step in progress
   reset N [FILE...] [--force]
                      put step N (or these files of it) back as the authors wrote it
   diff N [FILE...] [--names]
@@ -39,6 +41,7 @@ fn command_help(command: &str) -> Option<&'static str> {
         "times" => times::HELP,
         "verify" => verify::HELP,
         "pack" => pack::HELP,
+        "watch" => watch::HELP,
         _ => return None,
     })
 }
@@ -76,6 +79,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         "times" => times::run,
         "verify" => verify::run,
         "pack" => pack::run,
+        "watch" => watch::run,
         _ => {
             return Err(format!("unknown command `{}`\n\n{USAGE}", words.join(" ")));
         }

@@ -107,8 +107,13 @@ pub fn same_time(from: &Path, to: &Path) -> std::io::Result<()> {
 /// the files that differ, each with the time it has at `from`: the
 /// participant's build output, seeded into the copy's, is then fresh for
 /// it exactly where it is in the participant's. Build output, git's folder
-/// and the book are left out.
+/// and the book are left out, but for the book's tools (`book/tools`), a
+/// member of the workspace, without which Cargo loads no manifest.
 pub fn sync_tree(from: &Path, to: &Path) -> Result<(), String> {
+    sync_below(from, from, to)
+}
+
+fn sync_below(root: &Path, from: &Path, to: &Path) -> Result<(), String> {
     fs::create_dir_all(to).map_err(|err| format!("{}: {err}", to.display()))?;
     for entry in fs::read_dir(from)
         .map_err(|err| format!("{err}"))?
@@ -116,15 +121,18 @@ pub fn sync_tree(from: &Path, to: &Path) -> Result<(), String> {
     {
         let name = entry.file_name();
         let path = entry.path();
-        let skip = [".git", "target", ".workshop", "book"];
+        let skip = [".git", "target", ".workshop"];
         // A target folder by another name (CARGO_TARGET_DIR) has this tag.
-        if skip.iter().any(|s| name == *s) || path.join("CACHEDIR.TAG").exists() {
+        if skip.iter().any(|s| name == *s)
+            || path.join("CACHEDIR.TAG").exists()
+            || is_the_book_not_its_tools(root, &path)
+        {
             continue;
         }
         let dest = to.join(&name);
         let failed = |err: std::io::Error| format!("{}: {err}", path.display());
         if path.is_dir() {
-            sync_tree(&path, &dest)?;
+            sync_below(root, &path, &dest)?;
         } else if !dest.exists() || fs::read(&path).ok() != fs::read(&dest).ok() {
             copy_with_times(&path, &dest).map_err(failed)?;
         } else {
@@ -134,12 +142,31 @@ pub fn sync_tree(from: &Path, to: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether `path` is in the book's folder at `root`, but not its tools.
+fn is_the_book_not_its_tools(root: &Path, path: &Path) -> bool {
+    let book = root.join("book");
+    path.starts_with(&book) && path != book && !path.starts_with(book.join("tools"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn replaced_whole(path: &str) -> bool {
         is_replaced_whole(Path::new(path))
+    }
+
+    #[test]
+    fn the_copy_has_the_books_tools_not_the_book() {
+        let root = Path::new("/w");
+        let left_out =
+            |path: &str| is_the_book_not_its_tools(root, &root.join(path));
+        assert!(left_out("book/src"));
+        assert!(left_out("book/book.toml"));
+        assert!(!left_out("book"), "its folder, for the tools");
+        assert!(!left_out("book/tools"));
+        assert!(!left_out("book/tools/src/lib.rs"));
+        assert!(!left_out("step03-sleep/src/lib.rs"));
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod start;
 pub mod status;
 pub mod times;
 pub mod verify;
+pub mod watch;
 
 /// The words after a command's name: its plain arguments, and which of
 /// the flags it knows were given.

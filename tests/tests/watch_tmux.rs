@@ -1,0 +1,294 @@
+//! `cargo workshop watch` in a real terminal: tmux runs it (`send-keys` to
+//! type, `capture-pane` to read the screen) in a copy of this workshop
+//! whose build starts from this one's (`workshop::warm_copy`), while the
+//! test saves the participant's functions as an editor would.
+//!
+//! Slow (step 3's tests built in the copy, then a check after each save:
+//! a minute or more on two cores) and a guard of the tool rather than of
+//! the steps, so left out of the README's command: `.ci/run` runs it with
+//! `--ignored`, after installing tmux. Linux only: it reads `/proc` to
+//! prove that nothing `watch` started is left.
+
+#![cfg(target_os = "linux")]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use workshop::authors;
+use workshop::track;
+use workshop::warm_copy;
+use workshop_tests::{workshop_program, workspace_root};
+
+const FOLDER: &str = "step03-sleep";
+const WRONG: &str = "EventLoop::call_at";
+
+/// A copy of the workshop, sources and build, removed when dropped.
+struct WarmCopy {
+    dir: PathBuf,
+}
+
+impl WarmCopy {
+    fn new() -> WarmCopy {
+        let dir = std::env::temp_dir()
+            .join(format!("workshop-watch-tmux-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        warm_copy::sync_tree(&workspace_root(), &dir).expect("the sources copy");
+        let target = std::env::var_os("CARGO_TARGET_DIR")
+            .map_or_else(|| workspace_root().join("target"), PathBuf::from);
+        warm_copy::seed(&target, &dir.join("target")).expect("the build seeds");
+        WarmCopy { dir }
+    }
+
+    /// Writes the bodies given, by function, over those of the copy's step
+    /// 3, as an editor saves a file: the whole file at once.
+    fn write(&self, bodies: &[(&str, &str)]) {
+        let step_dir = self.dir.join(FOLDER);
+        for file in track::rust_files(&step_dir) {
+            let path = step_dir.join(&file);
+            let mut text = fs::read_to_string(&path).expect("a step's file");
+            let mut marked = track::markers_in(&file, &text).expect("its markers");
+            marked.sort_by_key(|m| std::cmp::Reverse(m.body.start));
+            let mut changed = false;
+            for m in &marked {
+                if let Some((_, body)) =
+                    bodies.iter().find(|(f, _)| *f == m.function)
+                {
+                    text.replace_range(m.body.clone(), body);
+                    changed = true;
+                }
+            }
+            if changed {
+                fs::write(&path, text).expect("the copy is writable");
+            }
+        }
+    }
+
+    /// Every process, but this test's own, that works in the copy or names
+    /// it: `pid command` each.
+    fn processes_in_it(&self) -> Vec<String> {
+        let me = std::process::id().to_string();
+        let dir = self.dir.to_string_lossy().into_owned();
+        let mut found = Vec::new();
+        for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let pid = entry.file_name().to_string_lossy().into_owned();
+            if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == me {
+                continue;
+            }
+            let proc = entry.path();
+            let cwd = fs::read_link(proc.join("cwd")).unwrap_or_default();
+            let command = fs::read(proc.join("cmdline")).unwrap_or_default();
+            let command = String::from_utf8_lossy(&command).replace('\0', " ");
+            let state = fs::read_to_string(proc.join("stat")).unwrap_or_default();
+            let zombie = state
+                .rsplit_once(") ")
+                .is_some_and(|(_, rest)| rest.starts_with('Z'));
+            if !zombie && (cwd.starts_with(&self.dir) || command.contains(&dir)) {
+                found.push(format!("{pid} {}", command.trim()));
+            }
+        }
+        found
+    }
+}
+
+impl Drop for WarmCopy {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A tmux server of the test's own, killed when dropped, whatever happens.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(dir: &Path, command: &str) -> Tmux {
+        let tmux = Tmux {
+            socket: format!("workshop-watch-{}", std::process::id()),
+        };
+        let started = tmux
+            .command()
+            .args(["new-session", "-d", "-s", "watch", "-x", "200", "-y", "80"])
+            .arg("-c")
+            .arg(dir)
+            .arg(command)
+            .status()
+            .expect("tmux runs (apt-get install tmux)");
+        assert!(started.success(), "tmux could not start `{command}`");
+        tmux
+    }
+
+    fn command(&self) -> Command {
+        let mut command = Command::new("tmux");
+        command.args(["-L", &self.socket]);
+        command
+    }
+
+    fn screen(&self) -> String {
+        let output = self
+            .command()
+            .args(["capture-pane", "-p", "-t", "watch"])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &str) {
+        let _ = self
+            .command()
+            .args(["send-keys", "-t", "watch", keys])
+            .status();
+    }
+
+    /// Whether the pane's program still runs.
+    fn runs(&self) -> bool {
+        self.command()
+            .args(["has-session", "-t", "watch"])
+            .output()
+            .is_ok_and(|output| output.status.success())
+    }
+
+    /// Waits up to `limit` for the screen to show every one of `wanted`;
+    /// how long it took. Fails with the screen as it is otherwise.
+    fn wait_for(&self, wanted: &[&str], limit: Duration) -> Duration {
+        let began = Instant::now();
+        loop {
+            let screen = self.screen();
+            if wanted.iter().all(|text| screen.contains(text)) {
+                return began.elapsed();
+            }
+            assert!(
+                began.elapsed() < limit,
+                "after {limit:?} the screen does not show {wanted:?}:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        // Gone already once `watch` ended (its only pane): nothing to say.
+        let _ = self
+            .command()
+            .arg("kill-server")
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+/// Step 3's bodies as the authors wrote them, by function.
+fn authors_bodies() -> Vec<(String, String)> {
+    let files = authors::read_stored(&workspace_root(), FOLDER).expect("stored");
+    let mut bodies = Vec::new();
+    for (file, text) in &files {
+        if file.starts_with("src/")
+            && Path::new(file).extension().is_some_and(|e| e == "rs")
+        {
+            for m in track::markers_in(file, text).expect("markers") {
+                bodies.push((m.function.clone(), text[m.body.clone()].to_owned()));
+            }
+        }
+    }
+    bodies
+}
+
+#[test]
+#[ignore = "slow: watch's checks in a copy of the workshop; .ci/run runs it"]
+fn watch_names_a_wrong_function_counts_a_right_one_hints_and_leaves_nothing() {
+    let copy = WarmCopy::new();
+    let program = workshop_program();
+    let target = copy.dir.join("target");
+    let start = Command::new(&program)
+        .args(["start", "3"])
+        .current_dir(&copy.dir)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .expect("start runs");
+    assert!(start.status.success(), "{start:?}");
+    // Every function but `call_at` written as the authors did.
+    let bodies = authors_bodies();
+    let others: Vec<(&str, &str)> = bodies
+        .iter()
+        .filter(|(function, _)| function != WRONG)
+        .map(|(function, body)| (function.as_str(), body.as_str()))
+        .collect();
+    copy.write(&others);
+    let total = bodies.len();
+
+    let tmux = Tmux::start(
+        &copy.dir,
+        &format!(
+            "env CARGO_TARGET_DIR='{}' '{}' watch",
+            target.display(),
+            program.display()
+        ),
+    );
+    // No step named: the one in progress. Its first check builds step 3's
+    // tests in the copy.
+    let first = tmux.wait_for(
+        &[
+            "cargo workshop watch 3",
+            &format!("Next: write `{WRONG}`"),
+            &format!("{} of {total} functions done", total - 1),
+        ],
+        Duration::from_secs(300),
+    );
+    eprintln!("first verdict: {first:?}");
+
+    // A wrong `call_at`: it drops every timer.
+    copy.write(&[(WRONG, "{\n        let _ = (deadline, callback);\n    }")]);
+    let wrong = tmux.wait_for(
+        &[
+            &format!("Your `{WRONG}` ("),
+            &format!("{} of {total} functions done", total - 1),
+            "after your save",
+        ],
+        Duration::from_secs(120),
+    );
+    eprintln!("save -> a wrong function named: {wrong:?}");
+
+    tmux.keys("h");
+    tmux.wait_for(
+        &[
+            &format!("Hint for `{WRONG}` (1 of {total})"),
+            "Schedules `callback` to run once the clock reaches `deadline`.",
+            "Read chapter 3, section \"The idea\"",
+        ],
+        Duration::from_secs(10),
+    );
+
+    // The authors' `call_at`: the step passes, and the bar is full.
+    let right = &bodies.iter().find(|(f, _)| f == WRONG).expect("call_at").1;
+    copy.write(&[(WRONG, right)]);
+    let passes = tmux.wait_for(
+        &[
+            "Step 3 passes",
+            &format!("{total} of {total} functions done"),
+            "Next: `cargo workshop start 4` then `cargo workshop watch`",
+        ],
+        Duration::from_secs(120),
+    );
+    eprintln!("save -> the step passes: {passes:?}");
+
+    // A save, and `q` while its check runs: nothing is left behind.
+    copy.write(&[(WRONG, right)]);
+    tmux.wait_for(&["Checking ("], Duration::from_secs(10));
+    std::thread::sleep(Duration::from_millis(500)); // into its build
+    assert!(
+        !copy.processes_in_it().is_empty(),
+        "a check runs in the copy, as far as /proc shows"
+    );
+    tmux.keys("q");
+    let began = Instant::now();
+    while tmux.runs() && began.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(!tmux.runs(), "watch did not end on `q`:\n{}", tmux.screen());
+    let ended = began.elapsed();
+    eprintln!("q -> watch ended: {ended:?}");
+    let left = copy.processes_in_it();
+    assert!(left.is_empty(), "left running after `q`: {left:#?}");
+}

@@ -1,0 +1,254 @@
+//! What `watch` shows: the progress through the step's track, the verdict
+//! as `check` gives it, the hint for the function at hand and the list of
+//! functions. Plain text, from plain values, so that each piece is tested
+//! alone; `mod.rs` puts them on one screen.
+
+use crate::step::{Stage, Step};
+use crate::track::Marked;
+
+/// How wide the progress bar is, in characters.
+const BAR: usize = 20;
+
+/// `2 of 4 functions done  [##########----------]`
+pub fn progress_line(done: usize, total: usize) -> String {
+    let filled = (BAR * done).checked_div(total).unwrap_or(0).min(BAR);
+    format!(
+        "{done} of {total} functions done  [{}{}]",
+        "#".repeat(filled),
+        "-".repeat(BAR - filled)
+    )
+}
+
+/// The progress of a track: how many of its functions are done, of how
+/// many. Done: written (not blank, no `todo!()` left), and not the one the
+/// last verdict `blamed`, so that a wrong function made right moves the
+/// bar.
+pub fn progress(stages: &[(Marked, Stage)], blamed: Option<&str>) -> String {
+    let done = stages
+        .iter()
+        .filter(|(m, stage)| {
+            !stage.is_unfinished() && Some(m.function.as_str()) != blamed
+        })
+        .count();
+    progress_line(done, stages.len())
+}
+
+/// The function at hand: the one the last verdict named, else the first
+/// still to write, else none.
+pub fn at_hand<'a>(
+    stages: &'a [(Marked, Stage)],
+    named: Option<&str>,
+) -> Option<&'a Marked> {
+    let named = named.filter(|name| !name.is_empty());
+    named
+        .and_then(|name| stages.iter().find(|(m, _)| m.function == name))
+        .or_else(|| stages.iter().find(|(_, stage)| stage.is_unfinished()))
+        .map(|(marked, _)| marked)
+}
+
+/// What `h` shows: the function at hand, what its doc comment says it must
+/// do, and the chapter's section that explains it.
+pub fn hint(step: &Step, marked: Option<&Marked>) -> String {
+    let Some(m) = marked else {
+        return "Hint: every function is written; the verdict below says whether \
+                the step passes."
+            .to_owned();
+    };
+    let doc = if m.doc.trim().is_empty() {
+        "(no doc comment: the test below names what it expects)".to_owned()
+    } else {
+        m.doc
+            .trim_end()
+            .lines()
+            .map(|line| format!("    {line}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    format!(
+        "Hint for `{function}` ({order} of {total}), in {folder}/{file}:\n\n\
+         {doc}\n\nRead chapter {chapter}, section \"{section}\". Its test: {test}.",
+        function = m.function,
+        order = m.order,
+        total = m.total,
+        folder = step.folder,
+        file = m.file,
+        chapter = m.chapter,
+        section = m.section,
+        test = m.test,
+    )
+}
+
+/// What `l` shows: each function of the track, where it stands, the one
+/// at hand marked `>`.
+pub fn list(stages: &[(Marked, Stage)], at_hand: Option<&Marked>) -> String {
+    let width = stages
+        .iter()
+        .map(|(m, _)| m.function.len() + 2)
+        .max()
+        .unwrap_or(0);
+    let mut lines = vec!["The functions of this step:".to_owned()];
+    for (m, stage) in stages {
+        let mark = if at_hand.is_some_and(|hand| hand.order == m.order) {
+            '>'
+        } else {
+            ' '
+        };
+        let stage = match stage {
+            Stage::Authors => "the authors' (not started)",
+            Stage::Blank => "to write",
+            Stage::InProgress => "in progress (a todo!() left)",
+            Stage::Written => "written",
+        };
+        let name = format!("`{}`", m.function);
+        lines.push(format!("{mark} {}. {name:<width$}  {stage}", m.order));
+    }
+    lines.join("\n")
+}
+
+/// What follows a passing verdict: the command of the next step.
+pub fn passing(n: u32, last: u32) -> String {
+    if n >= last {
+        format!("Step {n} passes, and it is the last: the track is done.")
+    } else {
+        format!(
+            "Step {n} passes. Next: `cargo workshop start {next}` then \
+             `cargo workshop watch`.",
+            next = n + 1
+        )
+    }
+}
+
+/// The keys, as the help line says them.
+pub fn keys(raw: bool) -> String {
+    let keys = "h hint, l list of functions, r run the demo, q quit";
+    if raw {
+        format!("Keys: {keys}.")
+    } else {
+        format!("Keys (then Enter): {keys}.")
+    }
+}
+
+/// The verdict as the check gave it: `check`'s own report for a pass (with
+/// the next step's command) or a failure, its error for a check that could
+/// not run the tests.
+pub fn verdict(
+    code: Option<i32>,
+    stdout: &str,
+    stderr: &str,
+    passing_note: &str,
+) -> String {
+    match code {
+        Some(0) => format!("{}\n\n{passing_note}", stdout.trim_end()),
+        Some(1) => stdout.trim_end().to_owned(),
+        Some(code) => {
+            let error = stderr
+                .find("error:")
+                .map_or_else(|| stderr.trim(), |at| stderr[at..].trim());
+            format!("The check stopped (exit {code}):\n\n{error}")
+        }
+        None => "The check was ended before its verdict.".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::track;
+
+    #[test]
+    fn the_bar_fills_with_the_functions_written() {
+        assert_eq!(
+            progress_line(0, 4),
+            "0 of 4 functions done  [--------------------]"
+        );
+        assert_eq!(
+            progress_line(1, 4),
+            "1 of 4 functions done  [#####---------------]"
+        );
+        assert_eq!(
+            progress_line(4, 4),
+            "4 of 4 functions done  [####################]"
+        );
+        assert_eq!(
+            progress_line(0, 0),
+            "0 of 0 functions done  [--------------------]"
+        );
+    }
+
+    fn step_three() -> (Step, Vec<(Marked, Stage)>) {
+        let step = Step::find(&crate::workspace_root(), "3").expect("step 3");
+        let track = step.authors_track().expect("its track");
+        let stages = track
+            .into_iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let stage = [Stage::Written, Stage::Blank, Stage::InProgress]
+                    .get(i)
+                    .copied()
+                    .unwrap_or(Stage::Blank);
+                (m, stage)
+            })
+            .collect();
+        (step, stages)
+    }
+
+    #[test]
+    fn the_function_at_hand_is_the_one_named_else_the_first_to_write() {
+        let (_, stages) = step_three();
+        let second = stages[1].0.function.clone();
+        let third = stages[2].0.function.clone();
+        assert_eq!(at_hand(&stages, None).unwrap().function, second);
+        assert_eq!(at_hand(&stages, Some("")).unwrap().function, second);
+        assert_eq!(at_hand(&stages, Some(&third)).unwrap().function, third);
+        assert_eq!(at_hand(&stages, Some("gone")).unwrap().function, second);
+        let total = stages.len();
+        assert!(progress(&stages, None).starts_with(&format!("1 of {total} ")));
+        let first = stages[0].0.function.clone();
+        assert!(
+            progress(&stages, Some(&first)).starts_with(&format!("0 of {total} ")),
+            "the function the verdict blames is not done"
+        );
+    }
+
+    #[test]
+    fn the_hint_has_the_duties_and_the_section_and_the_list_each_stage() {
+        let (step, stages) = step_three();
+        let hand = at_hand(&stages, None);
+        let hint = hint(&step, hand);
+        let m = hand.unwrap();
+        assert!(
+            hint.contains(&format!("Hint for `{}`", m.function)),
+            "{hint}"
+        );
+        let first_duty = m.doc.lines().next().unwrap();
+        assert!(hint.contains(first_duty), "{hint}");
+        assert!(
+            hint.contains(&format!(
+                "chapter {}, section \"{}\"",
+                m.chapter, m.section
+            )),
+            "{hint}"
+        );
+        let list = list(&stages, hand);
+        assert!(list.contains(&format!("> 2. `{}`", m.function)), "{list}");
+        assert!(
+            list.contains("written") && list.contains("in progress"),
+            "{list}"
+        );
+        assert!(track::MARKER.starts_with("// BUILD"));
+    }
+
+    #[test]
+    fn a_pass_names_the_next_step_and_an_error_is_shown_whole() {
+        assert_eq!(
+            passing(3, 8),
+            "Step 3 passes. Next: `cargo workshop start 4` then `cargo workshop watch`."
+        );
+        assert!(passing(8, 8).contains("the last"));
+        let shown = verdict(Some(0), "Step 3 passes: all.\n", "", "Next.");
+        assert_eq!(shown, "Step 3 passes: all.\n\nNext.");
+        let shown = verdict(Some(2), "", "[ 0 s] building\nerror: no disk\n", "");
+        assert_eq!(shown, "The check stopped (exit 2):\n\nerror: no disk");
+        assert!(verdict(None, "", "", "").contains("ended"));
+    }
+}
