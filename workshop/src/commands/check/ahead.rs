@@ -146,10 +146,11 @@ pub(super) fn wait_for_it(cargo: &Cargo, progress: &Progress) {
         return;
     }
     let _ = lock::hold(&lock, || {
+        let dir = dir(&target);
         progress.say(&format!(
             "the build `start` began in the background is still running \
              (its log is in {}): waiting for it",
-            dir(&target).display()
+            dir.strip_prefix(&cargo.root).unwrap_or(&dir).display()
         ));
     });
 }
