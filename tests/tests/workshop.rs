@@ -478,6 +478,115 @@ fn check_asks_cargo_to_build(clone: &Clone) {
 #[cfg(not(unix))]
 fn check_asks_cargo_to_build(_clone: &Clone) {}
 
+/// Polls `file` (up to 60 s) until its text satisfies `done`; the text.
+#[cfg(unix)]
+fn wait_for(file: &Path, done: impl Fn(&str) -> bool) -> String {
+    for _ in 0..600 {
+        let text = fs::read_to_string(file).unwrap_or_default();
+        if done(&text) {
+            return text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    fs::read_to_string(file).unwrap_or_default()
+}
+
+/// `start` at a terminal leaves the build of what `check` needs running in
+/// the background and returns at once, with the log's path; a `check`
+/// started meanwhile says it waits for it, and then asks Cargo for the
+/// same build. (Told to build ahead, as its output here is not a terminal;
+/// a stand-in for Cargo names a target folder, notes what it is asked to
+/// build, and holds that build until the test lets it go, then fails, so
+/// that nothing is built.)
+#[cfg(unix)]
+#[test]
+fn start_leaves_checks_build_running_in_the_background() {
+    use std::process::Stdio;
+    let clone = Clone::new("ahead");
+    let target = clone.scratch.join("stand-in-target");
+    let asked = clone.scratch.join("cargo-was-asked");
+    let go = clone.scratch.join("go");
+    let stand_in = clone.scratch.join("cargo-stand-in");
+    fs::write(
+        &stand_in,
+        format!(
+            "#!/bin/sh\n\
+             if [ \"$1\" = metadata ]; then\n\
+             echo '{{\"target_directory\":\"{}\"}}'; exit 0\nfi\n\
+             echo \"$@\" >> '{}'\n\
+             i=0\n\
+             while [ ! -e '{}' ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done\n\
+             exit 1\n",
+            target.display(),
+            asked.display(),
+            go.display()
+        ),
+    )
+    .unwrap();
+    let made_executable = Command::new("chmod").arg("+x").arg(&stand_in).status();
+    assert!(made_executable.is_ok_and(|status| status.success()));
+    let workshop = |args: &[&str]| {
+        let mut command = Command::new(workshop_program());
+        command
+            .args(args)
+            .current_dir(&clone.dir)
+            .env("CARGO", &stand_in)
+            .env("WORKSHOP_BUILD_AHEAD", "1");
+        command
+    };
+
+    let started = workshop(&["start", "3"])
+        .output()
+        .expect("the program runs");
+    assert!(started.status.success(), "{}", stderr(&started));
+    assert!(
+        stdout(&started).contains(
+            "Building step 3's tests in the background while you read \
+             (log: stand-in-target/workshop-ahead/step03.log)"
+        ),
+        "{}",
+        stdout(&started)
+    );
+    let ahead = wait_for(&asked, |text| text.contains("--no-run"));
+    assert!(ahead.contains("--no-run"), "no build in the background");
+    let log = target.join("workshop-ahead").join("step03.log");
+    assert!(
+        !fs::read_to_string(&log).unwrap().contains("check 3"),
+        "the build ended before the stand-in let it go"
+    );
+
+    let said = clone.scratch.join("check-said");
+    let mut check = workshop(&["check", "3"])
+        .stdout(Stdio::null())
+        .stderr(fs::File::create(&said).unwrap())
+        .spawn()
+        .expect("the program runs");
+    let waits = wait_for(&said, |text| text.contains("still running"));
+    fs::write(&go, "").unwrap();
+    let checked = check.wait();
+    assert!(checked.is_ok_and(|status| !status.success()));
+    assert!(
+        waits.contains("still running"),
+        "check did not say it waits"
+    );
+    assert!(
+        wait_for(&log, |text| text.contains("check 3")).contains("does not compile"),
+        "{}",
+        fs::read_to_string(&log).unwrap_or_default()
+    );
+    let builds: Vec<String> = fs::read_to_string(&asked)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(builds.len(), 2, "{builds:?}");
+    assert_eq!(
+        builds[0], builds[1],
+        "the background built other than check"
+    );
+    assert!(builds[0].contains("--test step03_timers"), "{builds:?}");
+}
+
 #[test]
 fn a_zip_download_without_git_works_as_a_clone_does() {
     participant_round(&Clone::zip("zip"), false);

@@ -1,12 +1,14 @@
 //! `cargo workshop`: the participant's tool for the build-it-yourself
 //! tracks. `start N` blanks the functions step N's authors marked with
-//! `// BUILD` (`track`), `check N` runs the step's tests, each in bounded
-//! time and memory (`runner`), and names the one function to write or fix
-//! next; `diff N` and `status` say where the participant stands against
-//! the authors' version of each step (`authors`, stored in
-//! `tests/authors/`), `reset N` puts it back, and `times` keeps how long
-//! each function took, for the teacher's pilot. For the authors, `freeze`
-//! stores the authors' version and `verify` proves every track, for CI.
+//! `// BUILD` (`track`) and, at a terminal, leaves what the step's first
+//! check needs building in the background (`commands::check::ahead`);
+//! `check N` runs the step's tests, each in bounded time and memory
+//! (`runner`), and names the one function to write or fix next; `diff N`
+//! and `status` say where the participant stands against the authors'
+//! version of each step (`authors`, stored in `tests/authors/`), `reset N`
+//! puts it back, and `times` keeps how long each function took, for the
+//! teacher's pilot. For the authors, `freeze` stores the authors' version
+//! and `verify` proves every track, for CI.
 //!
 //! Where things are: `main.rs` holds the usage and the dispatch; each
 //! command is a module of `commands`, with its help and its `run`; `step`

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::commands::{Words, times, write};
+use crate::commands::{Words, check, times, write};
 use crate::step::{Stage, Step, find_root};
 use crate::track::{self, Marked};
 
@@ -16,7 +16,10 @@ pub const HELP: &str = "usage: cargo workshop start N [--force]\n\n\
              section asks you\nto write: each body becomes a todo!() that \
              says where to read. It never\nblanks a function you wrote (one \
              that is neither the authors' nor blank)\nunless you add --force; \
-             it names them instead.";
+             it names them instead.\nAt a terminal, it then starts in the \
+             background the build that the step's\nfirst check needs (its log \
+             in target/workshop-ahead/; WORKSHOP_BUILD_AHEAD=0\nturns that \
+             off, =1 on).";
 
 pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let words = Words::parse(args, &["--force"], HELP)?;
@@ -24,6 +27,9 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let step = Step::find(&find_root(here)?, n)?;
     println!("{}", start(&step, words.has("--force"))?);
     times::started(&step.root, step.number);
+    if let Some(said) = check::ahead::start_in_background(&step) {
+        println!("\n{said}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -16,8 +16,8 @@ use std::process::ExitCode;
 
 use crate::commands::{Words, indent, times};
 use crate::runner::{
-    self, Cargo, ENOUGH_HANGS, Progress, Settings, TEST_DEADLINE, TestBinary,
-    TestCase, TestRun, Warning,
+    self, Built, Cargo, CompileError, ENOUGH_HANGS, Progress, Settings,
+    TEST_DEADLINE, TestBinary, TestCase, TestRun, Warning,
 };
 use crate::step::{Step, find_root};
 use crate::track::Marked;
@@ -28,6 +28,7 @@ use verdict::{is_blank, verdict_on};
 pub use compile::machine_trouble;
 pub use verdict::{authors_body, authors_function};
 
+pub mod ahead;
 mod compile;
 mod lock;
 mod probe;
@@ -36,14 +37,20 @@ mod review;
 mod tests;
 mod verdict;
 
-pub const HELP: &str = "usage: cargo workshop check N\n\n\
+pub const HELP: &str = "usage: cargo workshop check N [--build-only]\n\n\
              Builds and runs step N's tests, each in bounded time and memory, \
              and says\nwhich function to write or fix next, with the test that \
-             shows it; or that\nthe step passes. Honours CARGO_TARGET_DIR.";
+             shows it; or that\nthe step passes. Honours CARGO_TARGET_DIR. \
+             With --build-only, builds what the\ncheck needs and runs nothing \
+             (what `start` leaves running in the background).";
 
 pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
-    let n = Words::parse(args, &[], HELP)?.only_step("check", HELP)?;
+    let words = Words::parse(args, &[ahead::BUILD_ONLY], HELP)?;
+    let n = words.only_step("check", HELP)?;
     let step = Step::find(&find_root(here)?, n)?;
+    if words.has(ahead::BUILD_ONLY) {
+        return ahead::build_only(&step);
+    }
     runner::end_everything_on_interrupt();
     runner::adopt_orphans();
     runner::end_what_killed_checks_left(&step.root);
@@ -97,7 +104,6 @@ pub fn check(
     target_dir: Option<&Path>,
     progress: &Progress,
 ) -> Result<Checked, String> {
-    let n = step.number;
     let marked = if step.is_started() {
         step.track()?
     } else {
@@ -107,18 +113,15 @@ pub fn check(
         root: step.root.clone(),
         target_dir: target_dir.map(Path::to_path_buf),
     };
+    ahead::wait_for_it(&cargo, progress);
     let files = test_files(step)?;
-    progress.say(&format!("building step {n}'s tests: {}", files.join(", ")));
-    let built = match runner::build_tests(&cargo, &files, progress)? {
+    let built = match build(step, &cargo, &files, progress)? {
         Ok(built) => built,
         Err(error) if machine_trouble(&error.message).is_some() => {
             return Err(build_failed_for_want_of_means(step, &error.message));
         }
         Err(error) => return Ok(does_not_compile(step, &error)),
     };
-    if let Err(err) = runner::build_programs(&cargo, &step.package(), progress) {
-        progress.say(&err);
-    }
     let mut cases = test_cases(step, &files, &built.binaries)?;
     // The tests the markers name first: the ones the chapter cites, and
     // the best evidence should tests that never end leave little time for
@@ -147,6 +150,31 @@ pub fn check(
         .report
         .push_str(&warned(step, &own_warnings(step, &marked, &built.warnings)));
     Ok(checked)
+}
+
+/// What `check` builds before it runs a test, and the build `start`
+/// leaves running in the background (`ahead`) builds too, so that the
+/// two cannot drift apart: the step's test files `files`, then, if they
+/// compile, its program and examples (a failure there is only said: the
+/// tests that run them say more).
+fn build(
+    step: &Step,
+    cargo: &Cargo,
+    files: &[String],
+    progress: &Progress,
+) -> Result<Result<Built, CompileError>, String> {
+    progress.say(&format!(
+        "building step {}'s tests: {}",
+        step.number,
+        files.join(", ")
+    ));
+    let built = runner::build_tests(cargo, files, progress)?;
+    if built.is_ok() {
+        if let Err(err) = runner::build_programs(cargo, &step.package(), progress) {
+            progress.say(&err);
+        }
+    }
+    Ok(built)
 }
 
 /// Whether the tests run so far are enough for a verdict: every test a

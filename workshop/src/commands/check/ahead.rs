@@ -1,0 +1,170 @@
+//! The build `start` leaves running in the background: what the step's
+//! first `check` needs, built while the participant reads the chapter.
+//!
+//! A participant who ran only `cargo run -p step01` before `start` has
+//! none of the tests' dependencies built: their first `check` spent most
+//! of a minute compiling before any verdict. So `start` runs this
+//! program again, detached, as `check N --build-only`: the same `build`
+//! as `check` (its test files, then its program and examples), nothing
+//! run. It ends when the build ends; it starts nothing else, and nothing
+//! waits on it. Its output goes to a log in the target folder, and it
+//! holds a lock there while it builds, so a `check` started meanwhile
+//! says it waits for it (Cargo would make it wait anyway, silently).
+//!
+//! Only for someone at a terminal: a script or a test that runs `start`
+//! gets no process it did not ask for. `WORKSHOP_BUILD_AHEAD=0` turns it
+//! off, `=1` on.
+
+use std::env;
+use std::fs::{self, File};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+use super::{build, lock, test_files};
+use crate::runner::{Cargo, Progress};
+use crate::step::Step;
+
+/// The flag of `check` that builds and runs nothing.
+pub const BUILD_ONLY: &str = "--build-only";
+
+/// `1` builds ahead, `0` does not; unset, only at a terminal.
+pub const VAR: &str = "WORKSHOP_BUILD_AHEAD";
+
+/// The folder of the lock and the logs, in Cargo's target folder.
+fn dir(target: &Path) -> PathBuf {
+    target.join("workshop-ahead")
+}
+
+fn lock_file(target: &Path) -> PathBuf {
+    dir(target).join("lock")
+}
+
+/// Whether `start` builds ahead: as `VAR` says (`setting`), else only
+/// for someone at a terminal.
+fn wanted(setting: Option<&str>, at_a_terminal: bool) -> bool {
+    match setting {
+        Some("1") => true,
+        Some("0") => false,
+        _ => at_a_terminal,
+    }
+}
+
+/// For `start`, once the step is blanked: starts `check N --build-only`
+/// in the background and returns the line that says so, or `None` when
+/// nothing was started (not wanted, or no Cargo, no target folder, no
+/// program to run): the first `check` then builds it all, as before.
+pub fn start_in_background(step: &Step) -> Option<String> {
+    let setting = env::var(VAR).ok();
+    if !wanted(setting.as_deref(), std::io::stdout().is_terminal()) {
+        return None;
+    }
+    let cargo = Cargo {
+        root: step.root.clone(),
+        target_dir: None,
+    };
+    let target = cargo.target_dir().ok()?;
+    fs::create_dir_all(dir(&target)).ok()?;
+    let log = dir(&target).join(format!("step{:02}.log", step.number));
+    let out = File::create(&log).ok()?;
+    let mut command = Command::new(env::current_exe().ok()?);
+    command
+        .args(["check", &step.number.to_string(), BUILD_ONLY])
+        .current_dir(&step.root)
+        .stdin(Stdio::null())
+        .stdout(out.try_clone().ok()?)
+        .stderr(out);
+    detached(&mut command);
+    // Not waited on: it ends when the build does, and `start` returns now.
+    drop(command.spawn().ok()?);
+    let shown = log.strip_prefix(&step.root).unwrap_or(&log);
+    Some(format!(
+        "Building step {}'s tests in the background while you read \
+         (log: {}); your first check will be quicker.",
+        step.number,
+        shown.display()
+    ))
+}
+
+/// Out of the participant's terminal: on Unix, a process group of its
+/// own, which the terminal's Ctrl-C and hang-up do not reach; on Windows,
+/// no console window of its own.
+#[cfg(unix)]
+fn detached(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    command.process_group(0);
+}
+
+#[cfg(windows)]
+fn detached(command: &mut Command) {
+    use std::os::windows::process::CommandExt;
+    /// Windows' `CREATE_NO_WINDOW`.
+    const NO_WINDOW: u32 = 0x0800_0000;
+    command.creation_flags(NO_WINDOW);
+}
+
+#[cfg(not(any(unix, windows)))]
+fn detached(_command: &mut Command) {}
+
+/// `check N --build-only`: what `check N` builds, holding the lock while
+/// it does; what happened, on stderr (the log, under `start`).
+pub fn build_only(step: &Step) -> Result<ExitCode, String> {
+    let n = step.number;
+    let progress = Progress::new(false);
+    let cargo = Cargo {
+        root: step.root.clone(),
+        target_dir: None,
+    };
+    let _held = cargo.target_dir().ok().and_then(|target| {
+        fs::create_dir_all(dir(&target)).ok()?;
+        lock::hold(&lock_file(&target), || {
+            progress.say("another build ahead is running: waiting for it");
+        })
+        .ok()
+    });
+    let said = match build(step, &cargo, &test_files(step)?, &progress) {
+        Ok(Ok(_)) => {
+            format!("built: `cargo workshop check {n}` runs the tests at once")
+        }
+        Ok(Err(_)) => format!(
+            "the step does not compile as it is: `cargo workshop check {n}` says where"
+        ),
+        Err(err) => format!("{err}: `cargo workshop check {n}` will build it all"),
+    };
+    progress.say(&said);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// For `check`: if a build ahead is still running, says so and waits for
+/// it to end (Cargo would make `check` wait anyway, without a word).
+pub(super) fn wait_for_it(cargo: &Cargo, progress: &Progress) {
+    let Ok(target) = cargo.target_dir() else {
+        return;
+    };
+    let lock = lock_file(&target);
+    if !lock.exists() {
+        return;
+    }
+    let _ = lock::hold(&lock, || {
+        let dir = dir(&target);
+        progress.say(&format!(
+            "the build `start` began in the background is still running \
+             (its log is in {}): waiting for it",
+            dir.strip_prefix(&cargo.root).unwrap_or(&dir).display()
+        ));
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_participant_at_a_terminal_gets_a_build_ahead_unless_told() {
+        assert!(wanted(None, true));
+        assert!(!wanted(None, false), "a script or a test would get one");
+        assert!(wanted(Some("1"), false));
+        assert!(!wanted(Some("0"), true));
+        assert!(wanted(Some("yes"), true), "an unknown setting: as unset");
+    }
+}
