@@ -81,9 +81,9 @@ pub fn start(step: &Step, force: bool) -> Result<String, String> {
     let _ = write!(
         out,
         "\nChapter {n}'s section \"Build it\" walks you through them.\n\
-         `cargo workshop check {n}` says which to write next and which test \
-         shows it;\n`cargo workshop reset {n}` puts the step back as the authors \
-         wrote it."
+         `cargo workshop watch` checks again on every save and says which to \
+         write next\nand which test shows it (`cargo workshop check {n}`: once); \
+         `cargo workshop diff {n}`\nshows where yours differ from the authors'."
     );
     Ok(out)
 }
