@@ -197,7 +197,8 @@ fn authors_bodies() -> Vec<(String, String)> {
 
 #[test]
 #[ignore = "slow: watch's checks in a copy of the workshop; .ci/run runs it"]
-fn watch_names_a_wrong_function_counts_a_right_one_hints_and_leaves_nothing() {
+fn watch_names_a_wrong_function_counts_a_right_one_hints_and_leaves_nothing_on_q_ctrl_c_or_hangup()
+ {
     let copy = WarmCopy::new();
     let program = workshop_program();
     let target = copy.dir.join("target");
@@ -291,4 +292,46 @@ fn watch_names_a_wrong_function_counts_a_right_one_hints_and_leaves_nothing() {
     eprintln!("q -> watch ended: {ended:?}");
     let left = copy.processes_in_it();
     assert!(left.is_empty(), "left running after `q`: {left:#?}");
+    drop(tmux);
+
+    // Ctrl-C, then a closed terminal, each while a check runs. The step
+    // passes now, so it is named: no step is in progress.
+    let watch = format!(
+        "env CARGO_TARGET_DIR='{}' '{}' watch 3",
+        target.display(),
+        program.display()
+    );
+    for (how, keys) in [("Ctrl-C", Some("C-c")), ("a closed terminal", None)] {
+        ends_and_leaves_nothing(&copy, &watch, right, how, keys);
+    }
+}
+
+/// Starts `watch` again in the copy (its step passing), saves to start a
+/// check, and ends it with `keys` typed, or with no keys by closing the
+/// terminal (tmux's server killed: SIGHUP to the pane's program); then
+/// nothing may be left running in the copy.
+fn ends_and_leaves_nothing(
+    copy: &WarmCopy,
+    watch: &str,
+    right: &str,
+    how: &str,
+    keys: Option<&str>,
+) {
+    let tmux = Tmux::start(&copy.dir, watch);
+    tmux.wait_for(&["Step 3 passes"], Duration::from_secs(120));
+    copy.write(&[(WRONG, right)]);
+    tmux.wait_for(&["Checking ("], Duration::from_secs(10));
+    std::thread::sleep(Duration::from_millis(500)); // into its build
+    match keys {
+        Some(keys) => tmux.keys(keys),
+        None => drop(tmux),
+    }
+    let began = Instant::now();
+    let mut left = copy.processes_in_it();
+    while !left.is_empty() && began.elapsed() < Duration::from_secs(15) {
+        std::thread::sleep(Duration::from_millis(100));
+        left = copy.processes_in_it();
+    }
+    assert!(left.is_empty(), "left running after {how}: {left:#?}");
+    eprintln!("{how} -> nothing left: {:?}", began.elapsed());
 }
