@@ -13,7 +13,8 @@
 //! and `changes` say where a step stands; `runner` runs tests (Cargo,
 //! scheduling, verdicts from output, memory, processes, and its clocks in
 //! `runner::limits`); `warm_copy` makes the copy the probe of `check`
-//! builds in.
+//! builds in; `pinned_trace` is the form the tests pin a demo's trace in,
+//! which `check` brings a participant's trace to.
 //!
 //! # What a participant sees when something fails
 //!
@@ -50,6 +51,7 @@
 pub mod authors;
 pub mod changes;
 pub mod commands;
+pub mod pinned_trace;
 pub mod readable;
 pub mod runner;
 pub mod step;
