@@ -34,6 +34,7 @@ mod probe;
 mod review;
 #[cfg(test)]
 mod tests;
+mod trace;
 mod verdict;
 
 pub const HELP: &str = "usage: cargo workshop check N\n\n\
@@ -106,9 +107,16 @@ pub fn check(
         }
         Err(error) => return Ok(does_not_compile(step, &error)),
     };
-    if let Err(err) = runner::build_programs(&cargo, &step.package(), progress) {
-        progress.say(&err);
-    }
+    // Built, the demo can be run for its trace (`trace`); not built, the
+    // one in the target folder may be an older version's.
+    let demo_built = match runner::build_programs(&cargo, &step.package(), progress)
+    {
+        Ok(()) => true,
+        Err(err) => {
+            progress.say(&err);
+            false
+        }
+    };
     let mut cases = test_cases(step, &files, &built.binaries)?;
     // The tests the markers name first: the ones the chapter cites, and
     // the best evidence should tests that never end leave little time for
@@ -132,7 +140,8 @@ pub fn check(
         runner::run_tests_until(&cases, &settings, progress, |runs, left_out| {
             a_failure_to_explain(runs, left_out, &cases, &own_tests)
         });
-    let mut checked = verdict_on(step, &marked, &ran, &cargo, progress)?;
+    let demo = demo_built.then_some(&cargo);
+    let mut checked = verdict_on(step, &marked, &ran, demo, &cargo, progress)?;
     checked
         .report
         .push_str(&warned(step, &own_warnings(step, &marked, &built.warnings)));
