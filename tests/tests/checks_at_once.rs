@@ -1,9 +1,9 @@
 //! Whole `cargo workshop check`s, as a room runs them: three at once in one
-//! workshop (two terminals and a habit), one whose probe cannot write
-//! its copy, and verdicts that set a wrong loop's traced turn beside the
-//! authors' (steps 3, 5 and 8). Each works in a copy of this workshop whose build starts from
-//! this one's (`workshop::warm_copy`), so only the steps changed here
-//! are built again.
+//! workshop (two terminals and a habit), one whose probe cannot write its
+//! copy, and verdicts that set a wrong loop's traced turn beside the
+//! authors' (steps 3, 5 and 8). Each works in a copy of this workshop
+//! whose build starts from this one's (`workshop::warm_copy`), so only the
+//! steps changed here are built again.
 //!
 //! Slow (a build of three steps' tests and three probes, a minute or more
 //! on two cores), and a guard of the tool rather than of the steps, so left
