@@ -23,8 +23,9 @@
 //! - **Exit 0**: the command did what it says (`check`: the step passes).
 //! - **Exit 1**: `check` ran the step's tests and they fail: the verdict on
 //!   stdout names the function to write or fix, the test that shows it and
-//!   what it expected. This is the participant's code speaking, never the
-//!   tool's trouble.
+//!   what it expected (and, for a written function, the first turn where
+//!   the step's traced demo differs from the authors'). This is the
+//!   participant's code speaking, never the tool's trouble.
 //! - **Exit 2**, `error: …` on stderr: the command did nothing, or stopped,
 //!   and says why and what to do, in one message a participant can act on:
 //!   - a word it does not know, or a missing step number: the command's

@@ -9,6 +9,10 @@
 //! (kept by `start`): if one written function differs from it, that one is
 //! to blame; if more do, `probe` puts the authors' version back for one at
 //! a time, in a copy, and sees whose return makes the failing tests pass.
+//!
+//! What the loop did: a written function blamed, `trace` runs the step's
+//! demo with `LOOP_TRACE=1` and sets the first turn where its trace differs
+//! from the authors' pinned one beside theirs, in the verdict.
 
 use std::fs;
 use std::path::Path;
