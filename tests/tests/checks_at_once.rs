@@ -1,8 +1,9 @@
 //! Whole `cargo workshop check`s, as a room runs them: three at once in one
-//! workshop (two terminals and a habit), and one whose probe cannot write
-//! its copy. Each works in a copy of this workshop whose build starts from
-//! this one's (`workshop::warm_copy`), so only the steps changed here
-//! are built again.
+//! workshop (two terminals and a habit), one whose probe cannot write its
+//! copy, and verdicts that set a wrong loop's traced turn beside the
+//! authors' (steps 3, 5 and 8). Each works in a copy of this workshop
+//! whose build starts from this one's (`workshop::warm_copy`), so only the
+//! steps changed here are built again.
 //!
 //! Slow (a build of three steps' tests and three probes, a minute or more
 //! on two cores), and a guard of the tool rather than of the steps, so left
@@ -297,4 +298,112 @@ fn a_borrow_held_by_a_while_let_is_explained() {
     );
     assert!(said.contains("keeps its borrow"), "{said}");
     assert!(said.contains("self.ready.borrow_mut()"), "{said}");
+}
+
+/// What introduces the side-by-side in a verdict (`check`'s `trace`).
+const BESIDE: &str = "demo under `LOOP_TRACE=1`, your loop beside the authors'";
+
+/// The verdict on one wrong function of `step` that changes its demo's
+/// trace: it sets the first turn that differs beside the authors', as
+/// `which`, with `marked` the line marked `>`.
+fn shows_its_turn_beside_the_authors(
+    name: &str,
+    step: (u32, &str),
+    function: &str,
+    wrong: (&str, &str),
+    (which, marked): (&str, &str),
+) {
+    let said = verdict_on_one_wrong(name, step, function, wrong);
+    println!("{said}"); // for `--nocapture`
+    let at = said
+        .find(BESIDE)
+        .unwrap_or_else(|| panic!("no trace: {said}"));
+    let beside = &said[at..];
+    assert!(
+        beside.contains(&format!("the first turn that differs is {which} (")),
+        "{said}"
+    );
+    assert!(
+        beside.contains(&format!("LOOP_TRACE=1 cargo run -p step{:02}", step.0)),
+        "{said}"
+    );
+    let table: Vec<&str> = beside
+        .lines()
+        .skip_while(|line| !line.starts_with("  yours "))
+        .take_while(|line| !line.is_empty())
+        .collect();
+    let first = table.iter().filter(|line| line.starts_with('>')).count();
+    assert_eq!(first, 1, "one line marked: {said}");
+    assert!(
+        table
+            .iter()
+            .any(|line| line.starts_with(&format!("> {marked}"))),
+        "`> {marked}` not in: {said}"
+    );
+    assert!(table.len() <= 23, "{said}");
+    assert!(
+        table.iter().all(|line| line.chars().count() <= 80),
+        "{said}"
+    );
+}
+
+/// Step 3's `Timer::cmp` putting the newer of two timers due at once
+/// first: the demo's three timers of one deadline fire newest first. (Ties
+/// made equal instead, as in the test above, leave the demo's order to the
+/// heap, which happens to keep it.)
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn step03_a_wrong_order_of_timers_shows_its_turn_beside_the_authors() {
+    shows_its_turn_beside_the_authors(
+        "trace-03",
+        (3, "step03-sleep"),
+        "Timer::cmp",
+        (
+            "(other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))",
+            "(other.deadline, self.sequence).cmp(&(self.deadline, other.sequence))",
+        ),
+        (
+            "turn 1 of the part \"Equal deadlines fire in the order they were \
+             scheduled\"",
+            "turn 1: timer due: 2",
+        ),
+    );
+}
+
+/// Step 5's `poll_woken` polling the woken tasks newest first: countdown
+/// prints before countup.
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn step05_tasks_polled_out_of_order_show_their_turn_beside_the_authors() {
+    shows_its_turn_beside_the_authors(
+        "trace-05",
+        (5, "step05-coroutines"),
+        "Tasks::poll_woken",
+        ("for &id in &polling {", "for &id in polling.iter().rev() {"),
+        (
+            "turn 1 of the part \"countup and countdown as tasks that yield \
+             after every line\"",
+            "Down 5",
+        ),
+    );
+}
+
+/// Step 8's `TaskWaker::cancel` saying the opposite of what it did: the
+/// demo's parent prints `cancel() -> false`.
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn step08_a_cancel_that_says_the_opposite_shows_its_turn_beside_the_authors() {
+    shows_its_turn_beside_the_authors(
+        "trace-08",
+        (8, "step08-cancel"),
+        "TaskWaker::cancel",
+        (
+            "}\n        !already_cancelled",
+            "}\n        already_cancelled",
+        ),
+        (
+            "turn 2 of the part \"Cancel a suspended task\"",
+            "parent: cancel() -> false",
+        ),
+    );
 }

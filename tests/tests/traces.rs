@@ -20,6 +20,7 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use workshop::pinned_trace;
 use workshop_tests::{HANG_LIMIT, snapshot_settings, step_command};
 use workshop_tests::{merged_output, traced_output, traced_scene};
 
@@ -37,15 +38,8 @@ fn traced_stderr(package: &str, trace: Option<&str>) -> String {
 /// The part of a demo's output under the heading `== title ==`, up to the
 /// next heading.
 fn section(output: &str, title: &str) -> String {
-    let heading = format!("== {title} ==");
-    let start = output
-        .find(&heading)
-        .unwrap_or_else(|| panic!("no section `{heading}` in:\n{output}"));
-    let rest = &output[start..];
-    let end = rest[heading.len()..]
-        .find("\n== ")
-        .map_or(rest.len(), |at| at + heading.len() + 1);
-    format!("{}\n", rest[..end].trim_end())
+    pinned_trace::section(output, title)
+        .unwrap_or_else(|| panic!("no section `== {title} ==` in:\n{output}"))
 }
 
 /// A trace line, parsed: `[+S.SSS s] turn N: what` (`run: what` in step 2).
@@ -236,25 +230,14 @@ fn step03_polling_sleep_folds_its_repeated_turns() {
     );
 }
 
-/// Pins `trace` as `<name>.snap`, times redacted. A busy machine can keep
-/// any callback or poll from the CPU for 100 ms, and the trace then names
-/// it; the pinned scenes hold the loop for no time at all, so those lines
-/// are left out.
+/// Pins `trace` as `<name>.snap`, in the form `pinned_trace::redacted`
+/// gives it: times redacted, and lines naming a callback or poll that held
+/// the loop left out (a busy machine can keep any of them from the CPU for
+/// 100 ms; the pinned scenes hold the loop for no time at all). `check`
+/// brings a participant's trace to the same form to set it beside these.
 fn assert_trace(name: &str, trace: &str) {
-    let mut kept = String::new();
-    for line in trace
-        .lines()
-        .filter(|line| !line.contains(" held the loop "))
-    {
-        kept.push_str(line);
-        kept.push('\n');
-    }
-    let trace = kept;
-    let mut settings = snapshot_settings();
-    settings.add_filter(r"\[\+\d+\.\d{3} s\]", "[+#.### s]");
-    settings.add_filter(r"\b(wait|waited) \d+\.\d{3} s", "$1 #.### s");
-    settings.add_filter(r"deadline \+\d+\.\d{3} s", "deadline +#.### s");
-    settings.bind(|| insta::assert_snapshot!(name, trace));
+    let trace = pinned_trace::redacted(trace);
+    snapshot_settings().bind(|| insta::assert_snapshot!(name, trace));
 }
 
 #[test]

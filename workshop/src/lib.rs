@@ -15,7 +15,8 @@
 //! and `changes` say where a step stands; `runner` runs tests (Cargo,
 //! scheduling, verdicts from output, memory, processes, and its clocks in
 //! `runner::limits`); `warm_copy` makes the copy the probe of `check`
-//! builds in.
+//! builds in; `pinned_trace` is the form the tests pin a demo's trace in,
+//! which `check` brings a participant's trace to.
 //!
 //! # What a participant sees when something fails
 //!
@@ -24,8 +25,9 @@
 //! - **Exit 0**: the command did what it says (`check`: the step passes).
 //! - **Exit 1**: `check` ran the step's tests and they fail: the verdict on
 //!   stdout names the function to write or fix, the test that shows it and
-//!   what it expected. This is the participant's code speaking, never the
-//!   tool's trouble.
+//!   what it expected (and, for a written function, the first turn where
+//!   the step's traced demo differs from the authors'). This is the
+//!   participant's code speaking, never the tool's trouble.
 //! - **Exit 2**, `error: …` on stderr: the command did nothing, or stopped,
 //!   and says why and what to do, in one message a participant can act on:
 //!   - a word it does not know, or a missing step number: the command's
@@ -52,6 +54,7 @@
 pub mod authors;
 pub mod changes;
 pub mod commands;
+pub mod pinned_trace;
 pub mod readable;
 pub mod runner;
 pub mod step;

@@ -27,6 +27,7 @@
 //! - `memory`: one test's limit, and the watcher of the tests' total.
 //! - `processes`: what `check` started, ended on an interrupt or by the
 //!   next `check` after a kill.
+//! - `program`: a step's program run for what it prints, bounded.
 //! - `limits`: every clock and count, in one place.
 //!
 //! Here: what they share, the progress lines and the Cargo they run.
@@ -41,6 +42,7 @@ mod limits;
 mod memory;
 mod output;
 mod processes;
+mod program;
 mod schedule;
 mod verdict;
 
@@ -63,6 +65,8 @@ pub use processes::{
     adopt_orphans, end_everything_on_interrupt, end_what_killed_checks_left,
     record_tests_in,
 };
+
+pub use program::{Printed, merged_output_within};
 
 pub use schedule::{
     Ran, Settings, TestCase, list_tests, run_tests, run_tests_until,

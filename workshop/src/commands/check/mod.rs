@@ -9,6 +9,10 @@
 //! (kept by `start`): if one written function differs from it, that one is
 //! to blame; if more do, `probe` puts the authors' version back for one at
 //! a time, in a copy, and sees whose return makes the failing tests pass.
+//!
+//! What the loop did: a written function blamed, `trace` runs the step's
+//! demo with `LOOP_TRACE=1` and sets the first turn where its trace differs
+//! from the authors' pinned one beside theirs, in the verdict.
 
 use std::fs;
 use std::path::Path;
@@ -35,6 +39,7 @@ mod probe;
 mod review;
 #[cfg(test)]
 mod tests;
+mod trace;
 mod verdict;
 
 pub const HELP: &str = "usage: cargo workshop check N [--build-only]\n\n\
@@ -115,7 +120,7 @@ pub fn check(
     };
     ahead::wait_for_it(&cargo, progress);
     let files = test_files(step)?;
-    let built = match build(step, &cargo, &files, progress)? {
+    let (built, demo_built) = match build(step, &cargo, &files, progress)? {
         Ok(built) => built,
         Err(error) if machine_trouble(&error.message).is_some() => {
             return Err(build_failed_for_want_of_means(step, &error.message));
@@ -145,7 +150,8 @@ pub fn check(
         runner::run_tests_until(&cases, &settings, progress, |runs, left_out| {
             a_failure_to_explain(runs, left_out, &cases, &own_tests)
         });
-    let mut checked = verdict_on(step, &marked, &ran, &cargo, progress)?;
+    let demo = demo_built.then_some(&cargo);
+    let mut checked = verdict_on(step, &marked, &ran, demo, &cargo, progress)?;
     checked
         .report
         .push_str(&warned(step, &own_warnings(step, &marked, &built.warnings)));
@@ -156,25 +162,32 @@ pub fn check(
 /// leaves running in the background (`ahead`) builds too, so that the
 /// two cannot drift apart: the step's test files `files`, then, if they
 /// compile, its program and examples (a failure there is only said: the
-/// tests that run them say more).
+/// tests that run them say more). With the tests, whether the program was
+/// built now: only then can the demo be run for its trace (`trace`); the
+/// one in the target folder may be an older version's.
 fn build(
     step: &Step,
     cargo: &Cargo,
     files: &[String],
     progress: &Progress,
-) -> Result<Result<Built, CompileError>, String> {
+) -> Result<Result<(Built, bool), CompileError>, String> {
     progress.say(&format!(
         "building step {}'s tests: {}",
         step.number,
         files.join(", ")
     ));
-    let built = runner::build_tests(cargo, files, progress)?;
-    if built.is_ok() {
-        if let Err(err) = runner::build_programs(cargo, &step.package(), progress) {
+    let built = match runner::build_tests(cargo, files, progress)? {
+        Ok(built) => built,
+        Err(error) => return Ok(Err(error)),
+    };
+    let demo_built = match runner::build_programs(cargo, &step.package(), progress) {
+        Ok(()) => true,
+        Err(err) => {
             progress.say(&err);
+            false
         }
-    }
-    Ok(built)
+    };
+    Ok(Ok((built, demo_built)))
 }
 
 /// Whether the tests run so far are enough for a verdict: every test a

@@ -140,7 +140,7 @@ fn a_functions_own_test_is_shown_when_it_fails() {
         not_run: Vec::new(),
         enough: false,
     };
-    let report = not_right(&step, &blame, &[&other, &own], &ran).report;
+    let report = not_right(&step, &blame, &[&other, &own], &ran, None).report;
     assert!(
         report.contains(&format!("{} fails:\n\n    polled twice", wake.test)),
         "{report}"
@@ -163,7 +163,7 @@ fn failing_trace_tests_alone_say_the_loop_no_longer_says_what_it_does() {
         root: step.root.clone(),
         target_dir: None,
     };
-    let report = verdict_on(&step, &[], &ran, &cargo, &Progress::new(true))
+    let report = verdict_on(&step, &[], &ran, None, &cargo, &Progress::new(true))
         .expect("a verdict")
         .report;
     assert!(

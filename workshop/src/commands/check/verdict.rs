@@ -4,6 +4,7 @@
 
 use super::probe::{self, Found};
 use super::review;
+use super::trace;
 use super::{Blame, Checked, TRACES};
 use crate::commands::status::fingerprint;
 use crate::commands::{indent, write};
@@ -17,10 +18,13 @@ use crate::track::{self, Marked};
 /// All passed; or a written function is wrong (named from what failed);
 /// or the next blank function, in track order, is to be written; or tests
 /// fail that no one function answers for.
+/// `demo`: the Cargo that built the step's demo, if it did, for the trace
+/// set beside the authors' when a written function is blamed.
 pub(super) fn verdict_on(
     step: &Step,
     marked: &[Marked],
     ran: &Ran,
+    demo: Option<&Cargo>,
     cargo: &Cargo,
     progress: &Progress,
 ) -> Result<Checked, String> {
@@ -33,7 +37,7 @@ pub(super) fn verdict_on(
         return Ok(passes(step, marked, ran.runs.len()));
     }
     let mut checked =
-        verdict_on_failures(step, marked, &failures, ran, cargo, progress)?;
+        verdict_on_failures(step, marked, &failures, ran, demo, cargo, progress)?;
     if failures.iter().all(|run| run.case.file == TRACES) {
         checked.report = format!(
             "The loop no longer says what it does: step {n}'s other tests \
@@ -53,6 +57,7 @@ fn verdict_on_failures(
     marked: &[Marked],
     failures: &[&TestRun],
     ran: &Ran,
+    demo: Option<&Cargo>,
     cargo: &Cargo,
     progress: &Progress,
 ) -> Result<Checked, String> {
@@ -77,7 +82,15 @@ fn verdict_on_failures(
         }
         match blame_written(step, marked, &blanks, &unexplained, cargo, progress) {
             Found::Culprit(blame) => {
-                return Ok(not_right(step, &blame, failures, ran));
+                let beside =
+                    demo.and_then(|demo| trace::beside(step, demo, progress));
+                return Ok(not_right(
+                    step,
+                    &blame,
+                    failures,
+                    ran,
+                    beside.as_deref(),
+                ));
             }
             Found::PassedOnRerun => return Ok(passed_on_rerun(step, failures)),
             Found::ToolFailed(failure) => return Err(failure),
@@ -204,12 +217,14 @@ pub(super) fn fn_line(step: &Step, marked: &Marked) -> usize {
 }
 
 /// A written function is wrong: which, the test that shows it best, and
-/// how `check` knows.
+/// how `check` knows; and, `beside`, the first turn of the step's demo
+/// where the participant's loop differs from the authors' (`trace`).
 pub(super) fn not_right(
     step: &Step,
     blame: &Blame,
     failures: &[&TestRun],
     ran: &Ran,
+    beside: Option<&str>,
 ) -> Checked {
     let m = blame.function;
     let mut answered: Vec<&TestRun> = failures
@@ -236,6 +251,9 @@ pub(super) fn not_right(
     let note = review::note(step, m, shown.outcome.message())
         .map(|note| format!("\n\n{note}"))
         .unwrap_or_default();
+    let beside = beside
+        .map(|beside| format!("\n\n{beside}"))
+        .unwrap_or_default();
     Checked {
         passed: false,
         next: Some(m.function.clone()),
@@ -243,7 +261,7 @@ pub(super) fn not_right(
         at_its_todo: false,
         report: format!(
             "Your `{}` ({}) is not right yet.\nRead chapter {}, section \"{}\" \
-             again.\n\n{}{note}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again \
+             again.\n\n{}{note}{beside}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again \
              with `cargo workshop check {}`.",
             m.function,
             file_and_line(step, m),

@@ -1,0 +1,368 @@
+//! Your loop's turn beside the authors'. When the verdict blames a written
+//! function, the failing test says what it expected; the step's demo, run
+//! with `LOOP_TRACE=1`, says what the loop did, turn by turn, and the
+//! tests pin what the authors' loop does (`trace-stepNN.snap`). So `check`
+//! runs the participant's demo, brings its trace to the pinned form
+//! (`crate::pinned_trace`), and shows the first turn where the two differ,
+//! side by side, the first line that differs marked. If they do not
+//! differ, or the demo's trace cannot be had, it says nothing.
+
+use std::env::consts::EXE_SUFFIX;
+use std::fs;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use crate::pinned_trace;
+use crate::runner::{self, Cargo, Progress};
+use crate::step::Step;
+
+/// How long the demo may run. It is stopped as soon as its last pinned
+/// part is whole: after 2 s in step 3, 1.3 s in step 5, 4 s in step 4 (the
+/// slowest), at once in step 8. A wrong loop that never ends is stopped
+/// here, and its trace so far shown.
+const DEMO_LIMIT: Duration = Duration::from_secs(8);
+
+/// Each column's width, in characters: two columns, a mark and a bar in
+/// 80.
+const COLUMN: usize = 36;
+
+/// At most this many lines of the turn are shown.
+const SHOWN: usize = 20;
+
+/// Step `step`'s demo run with `LOOP_TRACE=1` (built by `check`), its
+/// first turn that differs from the authors' pinned trace beside theirs;
+/// `None` where the step pins no trace, its program is not there, or the
+/// traces do not differ.
+pub(super) fn beside(
+    step: &Step,
+    cargo: &Cargo,
+    progress: &Progress,
+) -> Option<String> {
+    let n = step.number;
+    let pinned =
+        fs::read_to_string(pinned_trace::snapshot_path(&step.root, n)).ok()?;
+    let theirs = pinned_trace::snapshot_contents(&pinned);
+    let titles = pinned_trace::titles(&theirs);
+    if titles.is_empty() {
+        return None;
+    }
+    let program = program(cargo, &step.package())?;
+    progress.say(&format!(
+        "running step {n}'s demo with LOOP_TRACE=1, to set its trace beside \
+         the authors'"
+    ));
+    let mut command = Command::new(program);
+    command.current_dir(&step.root).env("LOOP_TRACE", "1");
+    let printed = runner::merged_output_within(command, DEMO_LIMIT, |so_far| {
+        titles
+            .iter()
+            .all(|title| pinned_trace::section_complete(so_far, title))
+    })
+    .ok()?;
+    // The parts the tests pin, as they join them.
+    let parts: Option<Vec<String>> = titles
+        .iter()
+        .map(|title| pinned_trace::section(&printed.text, title))
+        .collect();
+    let yours = pinned_trace::redacted(&parts?.join("\n"));
+    let shown = first_difference(&yours, &theirs)?;
+    let stopped = if printed.stopped {
+        format!(
+            " Your demo did not end within {} s and was stopped: its trace \
+             ends where it stopped.",
+            DEMO_LIMIT.as_secs()
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "Step {n}'s demo under `LOOP_TRACE=1`, your loop beside the \
+         authors': the first turn that differs is {} (`>` marks its first \
+         line that differs; times hidden).{stopped} `LOOP_TRACE=1 cargo run \
+         -p step{n:02}` shows your whole trace.\n\n{}",
+        shown.which, shown.table
+    ))
+}
+
+/// Where Cargo put `package`'s program: `check` built it for the host, in
+/// the debug profile, unless `CARGO_BUILD_TARGET` names a target.
+fn program(cargo: &Cargo, package: &str) -> Option<PathBuf> {
+    let mut dir = cargo.target_dir().ok()?;
+    if let Some(target) = std::env::var_os("CARGO_BUILD_TARGET") {
+        dir.push(target);
+    }
+    let program = dir.join("debug").join(format!("{package}{EXE_SUFFIX}"));
+    program.is_file().then_some(program)
+}
+
+/// The lines of one turn of the loop, with the lines the program printed
+/// in it; the first turn of a part also has the part's heading.
+#[derive(Debug, PartialEq)]
+struct Turn<'a> {
+    part: Option<&'a str>,
+    number: Option<u64>,
+    lines: Vec<&'a str>,
+}
+
+/// The number of the turn a trace line is of (`[+S.SSS s] turn N: …`).
+fn turn_of(line: &str) -> Option<u64> {
+    let rest = line.strip_prefix("[+")?.split_once(" s] ")?.1;
+    rest.strip_prefix("turn ")?.split_once(": ")?.0.parse().ok()
+}
+
+/// `trace` cut into turns. A turn starts at the trace's first line with its
+/// number, or at a heading (`== title ==`): the loop of each part starts
+/// at turn 1 again. Blank lines are left out.
+fn turns(trace: &str) -> Vec<Turn<'_>> {
+    let mut turns: Vec<Turn> = Vec::new();
+    for line in trace.lines().filter(|line| !line.trim().is_empty()) {
+        let heading = line.strip_prefix("== ").and_then(|l| l.strip_suffix(" =="));
+        let number = turn_of(line);
+        let current = turns.last();
+        let starts_a_turn = match (current, heading, number) {
+            (None, ..) | (_, Some(_), _) => true,
+            (Some(turn), None, Some(n)) => turn.number.is_some_and(|m| m != n),
+            (Some(_), None, None) => false,
+        };
+        if starts_a_turn {
+            let part = heading.or_else(|| current.and_then(|turn| turn.part));
+            turns.push(Turn {
+                part,
+                number,
+                lines: vec![line],
+            });
+            continue;
+        }
+        let turn = turns.last_mut().expect("a turn was started");
+        turn.number = turn.number.or(number);
+        turn.lines.push(line);
+    }
+    turns
+}
+
+/// The first turn that differs, said and shown.
+#[derive(Debug)]
+struct Shown {
+    /// Which turn: `turn 2 of the part "…"`.
+    which: String,
+    /// The turn's lines side by side.
+    table: String,
+}
+
+/// The first turn of `yours` that differs from `theirs`, or `None` if they
+/// are the same.
+fn first_difference(yours: &str, theirs: &str) -> Option<Shown> {
+    let (yours, theirs) = (turns(yours), turns(theirs));
+    let at = (0..yours.len().max(theirs.len())).find(|&at| {
+        yours.get(at).map(|t| &t.lines) != theirs.get(at).map(|t| &t.lines)
+    })?;
+    let (mine, their) = (yours.get(at), theirs.get(at));
+    let named = their.or(mine)?;
+    let which = match (named.number, named.part) {
+        (Some(n), Some(part)) => format!("turn {n} of the part \"{part}\""),
+        (Some(n), None) => format!("turn {n}"),
+        (None, Some(part)) => format!("the part \"{part}\" (a loop without turns)"),
+        (None, None) => "its first lines (a loop without turns)".to_owned(),
+    };
+    Some(Shown {
+        which,
+        table: table(&rows(lines(mine), lines(their))),
+    })
+}
+
+/// A turn's lines; none for a turn that is not there.
+fn lines<'t, 'a>(turn: Option<&'t Turn<'a>>) -> &'t [&'a str] {
+    turn.map_or(&[], |turn| turn.lines.as_slice())
+}
+
+/// One row of the table: a line of yours beside a line of theirs, or
+/// beside nothing where one turn is longer.
+type Row<'a> = (Option<&'a str>, Option<&'a str>);
+
+/// The two turns' lines side by side, line for line, as they ran: a line
+/// one loop left out or added shifts the lines after it, which shows it.
+fn rows<'a>(yours: &[&'a str], theirs: &[&'a str]) -> Vec<Row<'a>> {
+    (0..yours.len().max(theirs.len()))
+        .map(|at| (yours.get(at).copied(), theirs.get(at).copied()))
+        .collect()
+}
+
+/// `rows` in two columns, "yours" and "the authors'", the first row that
+/// differs marked `>`; at most `SHOWN` rows, around that one.
+fn table(rows: &[Row]) -> String {
+    let first = rows.iter().position(|(y, t)| y != t).unwrap_or(0);
+    let start = if rows.len() <= SHOWN {
+        0
+    } else {
+        first.saturating_sub(SHOWN / 4).min(rows.len() - SHOWN)
+    };
+    let end = (start + SHOWN).min(rows.len());
+    let mut lines = vec![format!("  {} | the authors'", cell(Some("yours")))];
+    if start > 0 {
+        lines.push(format!("  … {start} lines above"));
+    }
+    for (at, (mine, their)) in rows.iter().enumerate().take(end).skip(start) {
+        let mark = if at == first { '>' } else { ' ' };
+        let line =
+            format!("{mark} {} | {}", cell(*mine), shown(their.unwrap_or("")));
+        lines.push(line.trim_end().to_owned());
+    }
+    if end < rows.len() {
+        lines.push(format!("  … {} lines below", rows.len() - end));
+    }
+    lines.join("\n")
+}
+
+/// A line as a column shows it: without its time (hidden anyway), cut to
+/// the column's width.
+fn shown(line: &str) -> String {
+    let line = line
+        .strip_prefix("[+")
+        .and_then(|rest| Some(rest.split_once(" s] ")?.1))
+        .unwrap_or(line);
+    if line.chars().count() <= COLUMN {
+        return line.to_owned();
+    }
+    let cut: String = line.chars().take(COLUMN - 1).collect();
+    format!("{cut}…")
+}
+
+/// `line` in the left column, padded to its width.
+fn cell(line: Option<&str>) -> String {
+    format!("{:<COLUMN$}", shown(line.unwrap_or("")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Step 3's equal deadlines, as the authors' loop runs them.
+    const THEIRS: &str = "== One after the other ==\n\
+        [+#.### s] turn 1: wait #.### s: the next deadline\n\
+        [+#.### s] turn 1: timer due: 0 (deadline +#.### s)\n\
+        slept 0.5 s\n\
+        [+#.### s] turn 1: ran 1 callbacks\n\
+        [+#.### s] turn 2: wait: nothing to wait for\n\
+        \n\
+        == Equal deadlines ==\n\
+        [+#.### s] turn 1: wait #.### s: the next deadline\n\
+        [+#.### s] turn 1: timer due: 0 (deadline +#.### s)\n\
+        [+#.### s] turn 1: timer due: 1 (deadline +#.### s)\n\
+        first timer\n\
+        second timer\n\
+        [+#.### s] turn 1: ran 2 callbacks\n\
+        [+#.### s] turn 2: wait: nothing to wait for\n";
+
+    #[test]
+    fn a_trace_is_cut_into_turns_each_part_starting_again() {
+        let turns = turns(THEIRS);
+        let said: Vec<(Option<&str>, Option<u64>, usize)> = turns
+            .iter()
+            .map(|turn| (turn.part, turn.number, turn.lines.len()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (Some("One after the other"), Some(1), 5),
+                (Some("One after the other"), Some(2), 1),
+                (Some("Equal deadlines"), Some(1), 7),
+                (Some("Equal deadlines"), Some(2), 1),
+            ]
+        );
+        assert_eq!(turns[2].lines[0], "== Equal deadlines ==");
+    }
+
+    #[test]
+    fn the_first_turn_that_differs_is_shown_side_by_side_its_first_difference_marked()
+     {
+        let yours = THEIRS
+            .replace(
+                "due: 0 (deadline +#.### s)\n[+#.### s] turn 1: timer due: 1",
+                "due: 1 (deadline +#.### s)\n[+#.### s] turn 1: timer due: 0",
+            )
+            .replace("first timer\nsecond timer", "second timer\nfirst timer");
+        let shown = first_difference(&yours, THEIRS).expect("they differ");
+        assert_eq!(shown.which, "turn 1 of the part \"Equal deadlines\"");
+        let expected = [
+            "  yours                                | the authors'",
+            "  == Equal deadlines ==                | == Equal deadlines ==",
+            "  turn 1: wait #.### s: the next dead… | turn 1: wait #.### s: the next dead…",
+            "> turn 1: timer due: 1 (deadline +#.#… | turn 1: timer due: 0 (deadline +#.#…",
+            "  turn 1: timer due: 0 (deadline +#.#… | turn 1: timer due: 1 (deadline +#.#…",
+            "  second timer                         | first timer",
+            "  first timer                          | second timer",
+            "  turn 1: ran 2 callbacks              | turn 1: ran 2 callbacks",
+        ];
+        assert_eq!(shown.table, expected.join("\n"), "\n{}", shown.table);
+    }
+
+    #[test]
+    fn a_line_one_side_lacks_stands_beside_nothing() {
+        let yours = THEIRS.replace("slept 0.5 s\n", "");
+        let shown = first_difference(&yours, THEIRS).expect("they differ");
+        assert_eq!(shown.which, "turn 1 of the part \"One after the other\"");
+        let lines: Vec<&str> = shown.table.lines().collect();
+        assert_eq!(
+            lines[4],
+            format!("> {:<COLUMN$} | slept 0.5 s", "turn 1: ran 1 callbacks")
+        );
+        assert_eq!(
+            lines[5],
+            format!("  {} | turn 1: ran 1 callbacks", " ".repeat(COLUMN))
+        );
+    }
+
+    #[test]
+    fn a_trace_that_stops_early_differs_at_the_turn_it_lacks() {
+        let cut = THEIRS
+            .find("[+#.### s] turn 2: wait: nothing")
+            .expect("turn 2");
+        let shown = first_difference(&THEIRS[..cut], THEIRS).expect("they differ");
+        assert_eq!(shown.which, "turn 2 of the part \"One after the other\"");
+        assert!(shown.table.starts_with("  yours"), "{}", shown.table);
+        assert!(
+            shown.table.ends_with(&format!(
+                ">{} | turn 2: wait: nothing to wait for",
+                " ".repeat(COLUMN + 1)
+            )),
+            "{}",
+            shown.table
+        );
+    }
+
+    #[test]
+    fn the_same_trace_shows_nothing() {
+        assert!(first_difference(THEIRS, THEIRS).is_none());
+        assert!(first_difference("", "").is_none());
+    }
+
+    #[test]
+    fn a_long_turn_shows_at_most_its_limit_around_the_difference() {
+        let theirs = (0..60)
+            .map(|at| format!("[+#.### s] turn 1: line {at}"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let yours = theirs.replace("line 40\n", "line forty\n");
+        let shown = first_difference(&yours, &theirs).expect("they differ");
+        let lines: Vec<&str> = shown.table.lines().collect();
+        assert_eq!(lines.len(), 1 + 1 + SHOWN + 1, "{}", shown.table);
+        assert_eq!(lines[1], "  … 35 lines above");
+        assert!(lines[2].contains("line 35"), "{}", shown.table);
+        assert!(
+            lines[7].starts_with("> turn 1: line forty"),
+            "{}",
+            shown.table
+        );
+        assert_eq!(lines.last(), Some(&"  … 5 lines below"));
+    }
+
+    #[test]
+    fn a_step_without_turns_is_one_block() {
+        let theirs = "== callbacks ==\n[+#.### s] run: callback 1\nUp 0\n";
+        let yours = "== callbacks ==\n[+#.### s] run: callback 1\nDown 5\n";
+        let shown = first_difference(yours, theirs).expect("they differ");
+        assert_eq!(shown.which, "the part \"callbacks\" (a loop without turns)");
+        assert!(shown.table.contains("> Down 5"), "{}", shown.table);
+    }
+}

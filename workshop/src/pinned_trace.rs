@@ -1,0 +1,200 @@
+//! The form in which the tests pin a demo's trace (`LOOP_TRACE=1`, in
+//! `tests/tests/traces.rs`, as `tests/tests/snapshots/trace-stepNN.snap`):
+//! the parts of the demo's output they keep, and what they redact, the
+//! numbers that change from run to run. One copy, here, for the tests that
+//! pin the trace and for `check`, which sets a participant's trace beside
+//! the authors' pinned one: the two must be brought to the same form, or
+//! every line would differ.
+
+use std::path::{Path, PathBuf};
+
+/// The file where the tests pin step `n`'s trace, below the workspace at
+/// `root`.
+pub fn snapshot_path(root: &Path, n: u32) -> PathBuf {
+    root.join("tests")
+        .join("tests")
+        .join("snapshots")
+        .join(format!("trace-step{n:02}.snap"))
+}
+
+/// A snapshot file's contents, without insta's header (the lines between
+/// the first two `---`), line endings made `\n`.
+pub fn snapshot_contents(file: &str) -> String {
+    let file = file.replace("\r\n", "\n");
+    let Some(rest) = file.strip_prefix("---\n") else {
+        return file;
+    };
+    match rest.find("\n---\n") {
+        Some(end) => rest[end + "\n---\n".len()..].to_owned(),
+        None => file,
+    }
+}
+
+/// The titles of the parts a demo's output is in, each under its heading
+/// `== title ==`, in order.
+pub fn titles(output: &str) -> Vec<&str> {
+    output
+        .lines()
+        .filter_map(|line| line.strip_prefix("== ")?.strip_suffix(" =="))
+        .collect()
+}
+
+/// The part of a demo's output under the heading `== title ==`, up to the
+/// next heading, or `None` if there is no such heading. Its trailing
+/// spaces and blank lines are left out, and it ends with one line break.
+pub fn section(output: &str, title: &str) -> Option<String> {
+    let heading = format!("== {title} ==");
+    let start = output.find(&heading)?;
+    let rest = &output[start..];
+    let end = rest[heading.len()..]
+        .find("\n== ")
+        .map_or(rest.len(), |at| at + heading.len() + 1);
+    Some(format!("{}\n", rest[..end].trim_end()))
+}
+
+/// Whether `output` holds the part `title` whole: a heading follows it.
+pub fn section_complete(output: &str, title: &str) -> bool {
+    let heading = format!("== {title} ==");
+    output
+        .find(&heading)
+        .is_some_and(|start| output[start + heading.len()..].contains("\n== "))
+}
+
+/// What says that a callback or a poll held the loop: a busy machine can
+/// keep any of them from the CPU for 100 ms, and the trace then names it;
+/// the pinned scenes hold the loop for no time at all, so those lines are
+/// left out.
+const HELD: &str = " held the loop ";
+
+/// `trace` in the form the tests pin it: lines naming a callback or poll
+/// that held the loop left out, and the measured numbers redacted: the
+/// times of the trace (`[+1.234 s]`, `wait 0.500 s`, `waited 0.501 s`,
+/// `deadline +0.500 s`) become `#.###`, and the durations the demos print
+/// with two decimals (`took 1.20 s`) become `#.##`. Fixed durations in
+/// labels, with one decimal (`sleep 0.5 s`), stay.
+pub fn redacted(trace: &str) -> String {
+    let mut kept = String::with_capacity(trace.len());
+    for line in trace.lines().filter(|line| !line.contains(HELD)) {
+        kept.push_str(&redacted_line(line));
+        kept.push('\n');
+    }
+    kept
+}
+
+fn redacted_line(line: &str) -> String {
+    let bytes = line.as_bytes();
+    let mut redacted = String::with_capacity(line.len());
+    let mut copied = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        let starts_a_number = bytes[at].is_ascii_digit()
+            && (at == 0 || !bytes[at - 1].is_ascii_digit());
+        if starts_a_number {
+            if let Some((end, hidden)) = measured(line, at) {
+                redacted.push_str(&line[copied..at]);
+                redacted.push_str(hidden);
+                copied = end;
+                at = end;
+                continue;
+            }
+        }
+        at += 1;
+    }
+    redacted.push_str(&line[copied..]);
+    redacted
+}
+
+/// If the number whose digits start at `start` in `line` is a measured
+/// one: where it ends, and what stands for it.
+fn measured(line: &str, start: usize) -> Option<(usize, &'static str)> {
+    let (before, rest) = line.split_at(start);
+    let whole = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let after_point = rest[whole..].strip_prefix('.')?;
+    let decimals = after_point.bytes().take_while(u8::is_ascii_digit).count();
+    let unit = &after_point[decimals..];
+    let end = start + whole + 1 + decimals;
+    let timed = (before.ends_with("[+") && unit.starts_with(" s]"))
+        || ((ends_with_word(before, "wait ")
+            || ends_with_word(before, "waited ")
+            || before.ends_with("deadline +"))
+            && unit.starts_with(" s"));
+    match decimals {
+        3 if timed => Some((end, "#.###")),
+        2 if !ends_in_a_word_char(before)
+            && unit
+                .strip_prefix(" s")
+                .is_some_and(|after| !starts_with_a_word_char(after)) =>
+        {
+            Some((end, "#.##"))
+        }
+        _ => None,
+    }
+}
+
+/// Whether `text` ends with `word`, and no letter or digit is just before
+/// it.
+fn ends_with_word(text: &str, word: &str) -> bool {
+    text.strip_suffix(word)
+        .is_some_and(|before| !ends_in_a_word_char(before))
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+fn ends_in_a_word_char(text: &str) -> bool {
+    text.chars().next_back().is_some_and(is_word_char)
+}
+
+fn starts_with_a_word_char(text: &str) -> bool {
+    text.chars().next().is_some_and(is_word_char)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_trace_s_times_are_redacted_and_fixed_durations_kept() {
+        let trace = "== sleep 0.5 s ==\n\
+                     [+0.000 s] turn 1: wait 0.500 s: the next deadline\n\
+                     [+0.501 s] turn 1: waited 0.501 s\n\
+                     [+0.501 s] turn 1: timer due: 0 (deadline +0.500 s)\n\
+                     [+0.652 s] turn 1: callback 1 of 1 (timer 0) held the loop 0.150 s\n\
+                     slept 0.5 s\n\
+                     took 1.20 s: the sum; 12.345 s and x1.20 s and 1.20 sx stay\n";
+        assert_eq!(
+            redacted(trace),
+            "== sleep 0.5 s ==\n\
+             [+#.### s] turn 1: wait #.### s: the next deadline\n\
+             [+#.### s] turn 1: waited #.### s\n\
+             [+#.### s] turn 1: timer due: 0 (deadline +#.### s)\n\
+             slept 0.5 s\n\
+             took #.## s: the sum; 12.345 s and x1.20 s and 1.20 sx stay\n"
+        );
+        assert_eq!(redacted("await 0.500 s"), "await 0.500 s\n");
+        assert_eq!(
+            redacted("wait 0 s: a task was woken"),
+            "wait 0 s: a task was woken\n"
+        );
+    }
+
+    #[test]
+    fn a_snapshot_s_header_is_left_out() {
+        let file =
+            "---\r\nsource: tests/tests/traces.rs\r\n---\r\n== a ==\r\nline\r\n";
+        assert_eq!(snapshot_contents(file), "== a ==\nline\n");
+        assert_eq!(snapshot_contents("no header\n"), "no header\n");
+    }
+
+    #[test]
+    fn a_part_runs_to_the_next_heading() {
+        let output = "== a ==\none\n\n== b ==\ntwo\n";
+        assert_eq!(titles(output), ["a", "b"]);
+        assert_eq!(section(output, "a").as_deref(), Some("== a ==\none\n"));
+        assert_eq!(section(output, "b").as_deref(), Some("== b ==\ntwo\n"));
+        assert_eq!(section(output, "c"), None);
+        assert!(section_complete(output, "a"));
+        assert!(!section_complete(output, "b"));
+    }
+}
