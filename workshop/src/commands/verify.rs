@@ -14,6 +14,7 @@ use crate::commands::{Words, indent, write};
 use crate::runner::{self, Progress};
 use crate::step::{Authors, Step, find_root};
 use crate::track::{self, Marked};
+use crate::warm_copy;
 
 pub const HELP: &str = "usage: cargo workshop verify [N...]\n\n\
              For CI: on a copy of the repository, starts each step (or those \
@@ -53,7 +54,7 @@ fn verify(root: &Path, numbers: &[&str]) -> Result<ExitCode, String> {
     let target = root.join("target").join("workshop-verify");
     let copy = target.join("copy");
     let _ = fs::remove_dir_all(&copy);
-    copy_tree(root, &copy)?;
+    warm_copy::sync_tree(root, &copy)?;
     let began = Instant::now();
     let mut problems = Vec::new();
     for n in &wanted {
@@ -189,28 +190,4 @@ fn all_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .collect();
     files.sort();
     files
-}
-
-/// Copies the repository's sources, without build output or git's folder.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
-    fs::create_dir_all(to).map_err(|err| format!("{}: {err}", to.display()))?;
-    for entry in fs::read_dir(from)
-        .map_err(|err| format!("{err}"))?
-        .flatten()
-    {
-        let name = entry.file_name();
-        let skip = [".git", "target", ".workshop", "book"];
-        if skip.iter().any(|s| name == *s) {
-            continue;
-        }
-        let path = entry.path();
-        let dest = to.join(&name);
-        if path.is_dir() {
-            copy_tree(&path, &dest)?;
-        } else {
-            fs::copy(&path, &dest)
-                .map_err(|err| format!("{}: {err}", path.display()))?;
-        }
-    }
-    Ok(())
 }
