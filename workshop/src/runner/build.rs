@@ -4,6 +4,7 @@
 //! executables, the compiler's warnings, and the first compile error, which
 //! `check` shows instead of running anything.
 
+use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -122,6 +123,12 @@ pub fn build_tests(
 /// `crate::example_build_args`): built here, before any test starts, and
 /// not by the first test that runs one, inside that test's deadline, which
 /// on a busy machine that build alone overran, failing a correct step.
+///
+/// The examples are named, not `--examples`: that also built the
+/// benchmarks' example, and with it tokio and divan, in a participant's
+/// first check (8 of its 40 s on a fresh clone, measured 2026-11-27).
+/// Naming examples leaves the features as they were: the packages
+/// selected, and so what Cargo resolves, are the same.
 pub fn build_programs(
     cargo: &Cargo,
     package: &str,
@@ -129,7 +136,9 @@ pub fn build_programs(
 ) -> Result<(), String> {
     let mut args = vec!["build".to_owned(), "--bin".to_owned(), package.to_owned()];
     args.extend(crate::example_build_args(package));
-    args.push("--examples".to_owned());
+    for example in examples_the_tests_run(&cargo.root, package) {
+        args.extend(["--example".to_owned(), example]);
+    }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (mut child, stderr) = spawn_cargo(cargo, &args, Stdio::null())?;
     let mut last_said = Instant::now();
@@ -225,4 +234,47 @@ fn compile_error(message: &serde_json::Value) -> Option<CompileError> {
             .trim_end()
             .to_owned(),
     })
+}
+
+/// The examples a step's tests run: the step's own (`stepNN-*/examples/`,
+/// as `cargo run -p stepNN --example NAME` runs them), and the traced
+/// scenes of the tests' package (`tests/examples/trace_scenes.rs`).
+fn examples_the_tests_run(root: &Path, package: &str) -> Vec<String> {
+    let mut examples = vec!["trace_scenes".to_owned()];
+    let number = package.trim_start_matches("step");
+    let folders = fs::read_dir(root).into_iter().flatten().flatten();
+    for folder in folders.filter(|entry| {
+        entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(&format!("step{number}-"))
+    }) {
+        let found = fs::read_dir(folder.path().join("examples"));
+        for entry in found.into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|ext| ext == "rs") {
+                if let Some(stem) = path.file_stem() {
+                    examples.push(stem.to_string_lossy().into_owned());
+                }
+            }
+        }
+    }
+    examples.sort();
+    examples.dedup();
+    examples
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_steps_own_examples_and_the_traced_scenes_are_built_not_the_benchmarks() {
+        let root = crate::workspace_root();
+        assert_eq!(
+            examples_the_tests_run(&root, "step05"),
+            ["lost_wake_up", "trace_scenes"]
+        );
+        assert_eq!(examples_the_tests_run(&root, "step03"), ["trace_scenes"]);
+    }
 }
