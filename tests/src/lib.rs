@@ -152,8 +152,19 @@ pub fn example_command(package: &str, example: &str) -> Command {
     command
 }
 
-/// Cargo's build of `package`'s example `example`, as a `Command`.
+/// Cargo's build of `package`'s example `example`, as a `Command` on a
+/// copy of its own.
+///
+/// Steps 5 to 8 each have an example `lost_wake_up`, and Cargo puts every
+/// one at the same `target/debug/examples/lost_wake_up`. Two tests that
+/// build two of them at once could each run the other's: step 5's
+/// snapshot once showed step 6's tasks. So the builds of one process take
+/// turns, and each is copied, under the lock, to a file of its own before
+/// another build can replace it (never over one that may be running:
+/// Windows refuses that). Copies over an hour old are removed.
 fn build_example(package: &str, example: &str) -> Command {
+    static ONE_AT_A_TIME: Mutex<u32> = Mutex::new(0);
+    let mut copies = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
     let built = escargot::CargoBuild::new()
         .manifest_path(workspace_root().join("Cargo.toml"))
         .example(example)
@@ -162,7 +173,32 @@ fn build_example(package: &str, example: &str) -> Command {
         .unwrap_or_else(|err| {
             panic!("could not build {package}'s {example}: {err}")
         });
-    built.command()
+    let built = built.path();
+    let folder = built.parent().expect("an example's folder").join("copies");
+    fs::create_dir_all(&folder).expect("a folder for the examples' copies");
+    remove_old_copies(&folder);
+    *copies += 1;
+    let own = folder.join(format!(
+        "{package}-{example}-{}-{copies}{EXE_SUFFIX}",
+        std::process::id()
+    ));
+    fs::copy(built, &own).expect("the example copies");
+    Command::new(own)
+}
+
+/// Removes the examples' copies made over an hour ago: no test runs that
+/// long, so none of them is still running.
+fn remove_old_copies(folder: &Path) {
+    let an_hour = Duration::from_secs(3600);
+    for entry in fs::read_dir(folder).into_iter().flatten().flatten() {
+        let old = entry
+            .metadata()
+            .and_then(|meta| meta.modified())
+            .is_ok_and(|at| at.elapsed().is_ok_and(|age| age > an_hour));
+        if old {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// The path of `package`'s binary, built by Cargo from the current source
