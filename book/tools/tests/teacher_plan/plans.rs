@@ -1,0 +1,281 @@
+//! The plans: each day fits its hours, each box holds what it asks, and
+//! the room reads at most 40 % of a box.
+
+use super::page::core_exercises;
+#[allow(clippy::wildcard_imports)]
+use super::*;
+
+/// The plans in `teacher.md`, computed from the chapters' minutes as the
+/// book's preprocessor computes them.
+fn the_plans() -> Vec<Plan> {
+    plan::teacher_plans(&book_src()).unwrap_or_else(|err| panic!("{err}"))
+}
+
+/// The heading each plan's table sits under, in the order declared.
+const PLANS: [&str; 2] = ["one-day", "two-day"];
+
+/// Each day runs at most 8 h 30 from its first row to its end, with two
+/// breaks, a lunch and at least 30 minutes of buffer.
+#[test]
+fn every_day_fits_its_hours_with_breaks_and_a_buffer() {
+    let plans = the_plans();
+    let names: Vec<&str> = plans.iter().map(|plan| plan.name.as_str()).collect();
+    assert_eq!(names, PLANS, "teacher.md's plans");
+    let problems: Vec<String> = plans.iter().flat_map(day_problems).collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+fn day_problems(plan: &Plan) -> Vec<String> {
+    let name = &plan.name;
+    let mut problems = Vec::new();
+    let (first, last) = match (plan.rows.first(), plan.rows.last()) {
+        (Some(first), Some(last)) if last.minutes.is_none() => (first, last),
+        _ => return vec![format!("{name}: no rows, or no `end` row last")],
+    };
+    let length = last.from - first.from;
+    if length > LONGEST_DAY_MINUTES {
+        problems.push(format!(
+            "{name}: {} from {} to {}, longer than {}",
+            duration(length),
+            clock_text(first.from),
+            clock_text(last.from),
+            duration(LONGEST_DAY_MINUTES)
+        ));
+    }
+    let kind = |row: &&Row| {
+        row.what
+            .split([' ', ':', ','])
+            .next()
+            .unwrap_or("")
+            .to_owned()
+    };
+    let count =
+        |wanted: &str| plan.rows.iter().filter(|row| kind(row) == wanted).count();
+    let buffer: usize = plan
+        .rows
+        .iter()
+        .filter(|row| kind(row) == "buffer")
+        .filter_map(|row| row.minutes)
+        .sum();
+    if count("break") < 2 || count("lunch") < 1 {
+        problems.push(format!("{name}: not two breaks and a lunch"));
+    }
+    if buffer < LEAST_BUFFER_MINUTES {
+        problems.push(format!(
+            "{name}: {buffer} min of buffer, less than {LEAST_BUFFER_MINUTES}"
+        ));
+    }
+    problems
+}
+
+fn duration(minutes: usize) -> String {
+    format!("{} h {:02}", minutes / 60, minutes % 60)
+}
+
+/// Every box's minutes hold what it asks of the room at the page's rates:
+/// its reading, its exercises, its track; it reads only core sections,
+/// builds before it reads the answer, and names every depth section as
+/// skipped. A chapter shown as a live demo on the first day is worked
+/// through on the second, and every chapter is in a plan.
+#[test]
+fn every_box_holds_its_words_lines_exercises_and_track() {
+    let plans = the_plans();
+    let mut problems = Vec::new();
+    let (mut worked, mut demonstrated) = (Vec::new(), Vec::new());
+    for plan in &plans {
+        for row in &plan.rows {
+            let place = format!("{}, {}", plan.name, clock_text(row.from));
+            if let (Some(parts), Some(chapter)) = (&row.parts, &row.chapter) {
+                worked.push(chapter.clone());
+                check_minutes(&place, chapter, parts, &mut problems);
+                check_sections(&place, chapter, row, parts, &mut problems);
+            } else if row.what.contains("live demo") {
+                if row.minutes < Some(LIVE_DEMO_MINUTES) {
+                    problems.push(format!(
+                        "{place}: a live demo takes {LIVE_DEMO_MINUTES} min"
+                    ));
+                }
+                if plan.name == PLANS[0] {
+                    demonstrated.extend(plan::linked_chapter(&row.what));
+                }
+            }
+        }
+    }
+    for chapter in &demonstrated {
+        if !worked.contains(chapter) {
+            problems.push(format!(
+                "{chapter} is a live demo on the first day and not worked through on the second"
+            ));
+        }
+    }
+    for (chapter, _) in step_chapters() {
+        if !worked.contains(&chapter) && !demonstrated.contains(&chapter) {
+            problems.push(format!("{chapter} is in no plan"));
+        }
+    }
+    assert!(
+        worked.len() >= 8,
+        "only {} chapter boxes in the plans",
+        worked.len()
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The room does not spend a box reading in silence: in every box of every
+/// plan, its reading is at most 40 % of the box's minutes, and the teacher
+/// walks through on screen what would take it over.
+#[test]
+fn no_box_is_mostly_silent_reading() {
+    let mut problems = Vec::new();
+    for plan in &the_plans() {
+        for row in &plan.rows {
+            let Some(parts) = &row.parts else { continue };
+            if parts.reading * 100 > MOST_READING_PERCENT * parts.total() {
+                problems.push(format!(
+                    "{}, {}: {} of the box's {} min are silent reading ({} %), \
+                     more than {MOST_READING_PERCENT} %: have the teacher walk through \
+                     a section (`The code (walk-through)`), or read less",
+                    plan.name,
+                    clock_text(row.from),
+                    parts.reading,
+                    parts.total(),
+                    parts.reading_percent()
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A box's declared minutes against the chapter measured at the page's
+/// rates: never fewer, so a box whose reading grows must grow with it.
+fn check_minutes(
+    place: &str,
+    chapter: &str,
+    parts: &Parts,
+    problems: &mut Vec<String>,
+) {
+    let sections = sections(chapter);
+    let measured = |names: &[String], with_title: bool| {
+        sections
+            .iter()
+            .filter(|s| {
+                (with_title && s.heading.is_empty())
+                    || names.contains(&s.heading.replace('`', ""))
+            })
+            .fold((0, 0), |(words, code), s| {
+                (
+                    words + s.words - s.skimmed_words,
+                    code + s.code_lines - s.skimmed_code_lines,
+                )
+            })
+    };
+    // The room reads the title's text and the sections it is given; the
+    // teacher's walk-through covers its sections at the same rates.
+    for (who, names, with_title, declared) in [
+        ("reads", &parts.read, true, parts.reading),
+        ("walks through", &parts.walked, false, parts.walk_through),
+    ] {
+        let (words, code) = measured(names, with_title);
+        let needed = reading(words, code);
+        if declared < needed {
+            problems.push(format!(
+                "{place}: {chapter}'s box {who} {words} words and {code} lines of code, \
+                 {needed} min at the page's rates; its sections declare {declared} min: \
+                 raise their minutes or take less"
+            ));
+        }
+    }
+    if parts.intro < TEACHER_INTRO_MINUTES {
+        problems.push(format!(
+            "{place}: {} min of introduction, less than {TEACHER_INTRO_MINUTES}",
+            parts.intro
+        ));
+    }
+    let exercises = parts.exercises.len() * MINUTES_PER_EXERCISE;
+    if parts.try_it < exercises {
+        problems.push(format!(
+            "{place}: {chapter}'s Try it declares {} min for the box's exercises {:?}, \
+             less than {exercises}",
+            parts.try_it,
+            parts.exercises
+        ));
+    }
+    if parts.build_it > 0 {
+        let folder = chapter.strip_suffix(".md").expect("a chapter file");
+        let track = measure(chapter, folder).build_it();
+        if parts.build_it < track {
+            problems.push(format!(
+                "{place}: {chapter}'s Build it declares {} min, its track takes {track}",
+                parts.build_it
+            ));
+        }
+    }
+}
+
+/// The sections and exercises a box names, against its chapter's note.
+fn check_sections(
+    place: &str,
+    chapter: &str,
+    row: &Row,
+    parts: &Parts,
+    problems: &mut Vec<String>,
+) {
+    let (covers, skips) = row.what.split_once("skips").unwrap_or((&row.what, ""));
+    let Some((core, depth)) = core_note(chapter) else {
+        problems.push(format!("{place}: {chapter} has no core note"));
+        return;
+    };
+    for section in &depth {
+        if covers.contains(section.as_str()) {
+            problems
+                .push(format!("{place}: assigns \"{section}\", a depth section"));
+        }
+        if !skips.contains(section.as_str()) {
+            problems
+                .push(format!("{place}: does not name \"{section}\" as skipped"));
+        }
+    }
+    if parts.build_it > 0 && !core.iter().any(|section| section == "Build it") {
+        problems.push(format!(
+            "{place}: builds it, but {chapter}'s Build it is depth"
+        ));
+    }
+    let position = |section: &str| covers.find(section);
+    if parts.build_it > 0 && position("Build it") > position("The code") {
+        problems.push(format!(
+            "{place}: reads The code, the answer, before Build it"
+        ));
+    }
+    let core_exercises = core_exercises(chapter);
+    for exercise in &parts.exercises {
+        if !core_exercises.contains(exercise) {
+            problems.push(format!(
+                "{place}: assigns Try it {exercise}, which {chapter} calls depth"
+            ));
+        }
+    }
+}
+
+/// The page's source holds each plan once, as its declaration, and no
+/// table of times written by hand; the book shows each as a table.
+#[test]
+fn the_plans_are_declared_once_and_expanded_into_tables() {
+    let page = teacher_page();
+    for heading in ["## One day", "## A second day"] {
+        let section = page
+            .split_once(&format!("\n{heading}\n"))
+            .map_or("", |(_, rest)| rest.split("\n## ").next().unwrap_or(rest));
+        assert!(
+            section.contains(plan::PLAN_OPENING),
+            "teacher.md: `{heading}` declares no plan"
+        );
+        assert!(
+            !section.contains("| from |"),
+            "teacher.md: `{heading}` holds a plan table written by hand"
+        );
+    }
+    let expanded = plan::expand(&page, &the_plans());
+    assert!(!expanded.contains(plan::PLAN_OPENING));
+    assert_eq!(expanded.matches("| from | box | what |").count(), 2);
+}
