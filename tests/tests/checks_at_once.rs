@@ -77,6 +77,26 @@ impl WarmCopy {
             fs::write(&path, text).expect("the copy is writable");
         }
     }
+    /// Blanks every marked function of step `step`, as `start` does: the
+    /// step as a participant finds it before writing a line.
+    fn blank_track(&self, (step, folder): (u32, &str)) {
+        let step_dir = self.dir.join(folder);
+        for file in track::rust_files(&step_dir) {
+            let path = step_dir.join(&file);
+            let text = fs::read_to_string(&path).expect("a step's file");
+            let in_file = track::markers_in(&file, &text).expect("its markers");
+            if in_file.is_empty() {
+                continue;
+            }
+            let in_file: Vec<&track::Marked> = in_file.iter().collect();
+            fs::write(&path, track::blanked(&text, &in_file))
+                .expect("the copy is writable");
+        }
+        assert!(
+            !track::track(&step_dir, step).expect("the track").is_empty(),
+            "step {step} has a track"
+        );
+    }
 }
 
 impl Drop for WarmCopy {
@@ -406,4 +426,22 @@ fn step08_a_cancel_that_says_the_opposite_shows_its_turn_beside_the_authors() {
             "parent: cancel() -> false",
         ),
     );
+}
+
+/// Step 6 just started, every function blank: the first test reaches
+/// `JoinHandle::poll`'s `todo!()`, and unwinding drops a reporter whose
+/// `report` is still blank too, which panics again and aborts the process.
+/// The verdict names the function at hand, without the second panic and
+/// the abort, which come from a function the participant has not reached.
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn a_blank_destructor_reached_while_unwinding_adds_no_noise() {
+    let copy = WarmCopy::new("started");
+    copy.blank_track((6, "step06-spawn-join"));
+    let output = copy.check(6).output().expect("check runs");
+    let said = said(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("not yet implemented: write `"), "{said}");
+    assert!(!said.contains("panic in a destructor"), "{said}");
+    assert!(!said.contains("aborting"), "{said}");
 }
