@@ -25,25 +25,11 @@ use sides::ALL;
 fn compare_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
-        let messages = escargot::CargoBuild::new()
-            .manifest_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"))
-            .package("bench")
-            .args(["--bench", "compare"])
-            .exec()
-            .expect("cargo builds the compare benchmark");
-        for message in messages {
-            let message = message.expect("cargo's build message");
-            if let Ok(escargot::format::Message::CompilerArtifact(artifact)) =
-                message.decode()
-            {
-                if let (true, Some(path)) =
-                    (artifact.target.name == "compare", artifact.executable)
-                {
-                    return path.into_owned();
-                }
-            }
-        }
-        panic!("cargo named no compare binary");
+        workshop_tests::built::executable(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml"),
+            &["-p", "bench", "--bench", "compare"],
+            "compare",
+        )
     })
 }
 

@@ -8,6 +8,7 @@
 //! `cargo workshop`, is a crate of its own (`workshop/`); the tests run it
 //! as a participant would (`workshop_program`).
 
+pub mod built;
 pub mod echo_server;
 pub mod server;
 
@@ -60,14 +61,11 @@ pub fn workshop_program() -> PathBuf {
     static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     BUILT
         .get_or_init(|| {
-            escargot::CargoBuild::new()
-                .manifest_path(workspace_root().join("Cargo.toml"))
-                .package("workshop")
-                .bin("workshop")
-                .run()
-                .expect("the workshop program builds")
-                .path()
-                .to_path_buf()
+            built::executable(
+                &workspace_root().join("Cargo.toml"),
+                &["-p", "workshop", "--bin", "workshop"],
+                "workshop",
+            )
         })
         .clone()
 }
@@ -165,15 +163,12 @@ pub fn example_command(package: &str, example: &str) -> Command {
 fn build_example(package: &str, example: &str) -> Command {
     static ONE_AT_A_TIME: Mutex<u32> = Mutex::new(0);
     let mut copies = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
-    let built = escargot::CargoBuild::new()
-        .manifest_path(workspace_root().join("Cargo.toml"))
-        .example(example)
-        .args(example_build_args(package))
-        .run()
-        .unwrap_or_else(|err| {
-            panic!("could not build {package}'s {example}: {err}")
-        });
-    let built = built.path();
+    let mut args = vec!["--example", example];
+    let others = example_build_args(package);
+    args.extend(others.iter().map(String::as_str));
+    let built =
+        built::executable(&workspace_root().join("Cargo.toml"), &args, example);
+    let built = built.as_path();
     let folder = built.parent().expect("an example's folder").join("copies");
     fs::create_dir_all(&folder).expect("a folder for the examples' copies");
     remove_old_copies(&folder);
@@ -217,14 +212,10 @@ fn step_binary(package: &str) -> PathBuf {
     if let Some(binary) = prebuilt(&format!("{package}{EXE_SUFFIX}")) {
         return binary;
     }
-    let path = escargot::CargoBuild::new()
-        .manifest_path(workspace_root().join("Cargo.toml"))
-        .bin(package)
-        .args(PROGRAM_BUILD_ARGS)
-        .run()
-        .unwrap_or_else(|err| panic!("could not build {package}: {err}"))
-        .path()
-        .to_path_buf();
+    let mut args = vec!["--bin", package];
+    args.extend(PROGRAM_BUILD_ARGS);
+    let path =
+        built::executable(&workspace_root().join("Cargo.toml"), &args, package);
     built.insert(package.to_owned(), path.clone());
     path
 }
@@ -391,17 +382,25 @@ fn command_line(package: &str, args: &[&str]) -> String {
     line
 }
 
-/// Snapshot settings that hide the numbers that change from run to run.
+/// Snapshot settings: the snapshot files name no module and no expression.
 ///
-/// Measured durations are printed with two decimals (`0.70 s`) and become
-/// `#.## s`; fixed durations in labels use one decimal (`sleep 0.5 s`) and
-/// stay. The claims behind the hidden numbers are tested on their own.
+/// The numbers that change from run to run are hidden before a text is
+/// pinned, by `pinned_transcript` (or `pinned_trace::redacted` for a
+/// trace), not by insta's filters: those bring the regex crates into every
+/// build of the tests, a participant's first check among them.
 pub fn snapshot_settings() -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
-    settings.add_filter(r"\b\d+\.\d{2} s\b", "#.## s");
     settings.set_prepend_module_to_snapshot(false);
     settings.set_omit_expression(true);
     settings
+}
+
+/// `transcript` as the snapshots pin it: measured durations, printed with
+/// two decimals (`0.70 s`), become `#.## s`; fixed durations in labels,
+/// with one decimal (`sleep 0.5 s`), stay. The claims behind the hidden
+/// numbers are tested on their own.
+pub fn pinned_transcript(transcript: &Transcript) -> String {
+    workshop::pinned_trace::durations_redacted(&transcript.to_string())
 }
 
 /// Far more than any loop test needs: reaching it in `within` means a hang.

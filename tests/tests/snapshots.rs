@@ -4,12 +4,12 @@
 
 use std::net::TcpListener;
 
-use workshop_tests::{run_example, run_step, snapshot_settings};
+use workshop_tests::{pinned_transcript, run_example, run_step, snapshot_settings};
 
 fn assert_run(name: &str, package: &str, args: &[&str]) {
     let transcript = run_step(package, args);
     snapshot_settings()
-        .bind(|| insta::assert_snapshot!(name, transcript.to_string()));
+        .bind(|| insta::assert_snapshot!(name, pinned_transcript(&transcript)));
 }
 
 #[test]
@@ -137,7 +137,7 @@ fn step08_names_a_lost_wake_up() {
 fn assert_example(name: &str, package: &str, example: &str) {
     let transcript = run_example(package, example);
     snapshot_settings()
-        .bind(|| insta::assert_snapshot!(name, transcript.to_string()));
+        .bind(|| insta::assert_snapshot!(name, pinned_transcript(&transcript)));
 }
 
 /// Runs `package` in `serve` mode on a port that is taken, and pins what it
@@ -146,12 +146,7 @@ fn assert_port_in_use(name: &str, package: &str) {
     let taken = TcpListener::bind("127.0.0.1:0").expect("a free port");
     let addr = taken.local_addr().expect("a bound address").to_string();
     let transcript = run_step(package, &["serve", &addr]);
-    let mut settings = snapshot_settings();
     // The port is whatever the OS handed out this time.
-    settings.add_filter(&format!(r"\b{}\b", regex_escape(&addr)), "127.0.0.1:PORT");
-    settings.bind(|| insta::assert_snapshot!(name, transcript.to_string()));
-}
-
-fn regex_escape(text: &str) -> String {
-    text.replace('.', r"\.")
+    let pinned = pinned_transcript(&transcript).replace(&addr, "127.0.0.1:PORT");
+    snapshot_settings().bind(|| insta::assert_snapshot!(name, pinned));
 }

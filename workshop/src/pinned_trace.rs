@@ -75,13 +75,32 @@ const HELD: &str = " held the loop ";
 pub fn redacted(trace: &str) -> String {
     let mut kept = String::with_capacity(trace.len());
     for line in trace.lines().filter(|line| !line.contains(HELD)) {
-        kept.push_str(&redacted_line(line));
+        kept.push_str(&redacted_line(line, Numbers::TraceAndDurations));
         kept.push('\n');
     }
     kept
 }
 
-fn redacted_line(line: &str) -> String {
+/// `output` (a demo's, untraced) with only the durations it measured
+/// redacted: `took 1.20 s` becomes `took #.## s`, as in `redacted`. Every
+/// line is kept, and so is every other number.
+pub fn durations_redacted(output: &str) -> String {
+    output
+        .split_inclusive('\n')
+        .map(|line| redacted_line(line, Numbers::Durations))
+        .collect()
+}
+
+/// Which measured numbers a redaction hides.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Numbers {
+    /// The trace's times (three decimals) and the demos' durations (two).
+    TraceAndDurations,
+    /// Only the durations the demos print, with two decimals.
+    Durations,
+}
+
+fn redacted_line(line: &str, numbers: Numbers) -> String {
     let bytes = line.as_bytes();
     let mut redacted = String::with_capacity(line.len());
     let mut copied = 0;
@@ -90,7 +109,7 @@ fn redacted_line(line: &str) -> String {
         let starts_a_number = bytes[at].is_ascii_digit()
             && (at == 0 || !bytes[at - 1].is_ascii_digit());
         if starts_a_number {
-            if let Some((end, hidden)) = measured(line, at) {
+            if let Some((end, hidden)) = measured(line, at, numbers) {
                 redacted.push_str(&line[copied..at]);
                 redacted.push_str(hidden);
                 copied = end;
@@ -106,7 +125,11 @@ fn redacted_line(line: &str) -> String {
 
 /// If the number whose digits start at `start` in `line` is a measured
 /// one: where it ends, and what stands for it.
-fn measured(line: &str, start: usize) -> Option<(usize, &'static str)> {
+fn measured(
+    line: &str,
+    start: usize,
+    numbers: Numbers,
+) -> Option<(usize, &'static str)> {
     let (before, rest) = line.split_at(start);
     let whole = rest.bytes().take_while(u8::is_ascii_digit).count();
     let after_point = rest[whole..].strip_prefix('.')?;
@@ -119,7 +142,7 @@ fn measured(line: &str, start: usize) -> Option<(usize, &'static str)> {
             || before.ends_with("deadline +"))
             && unit.starts_with(" s"));
     match decimals {
-        3 if timed => Some((end, "#.###")),
+        3 if timed && numbers == Numbers::TraceAndDurations => Some((end, "#.###")),
         2 if !ends_in_a_word_char(before)
             && unit
                 .strip_prefix(" s")
@@ -176,6 +199,23 @@ mod tests {
         assert_eq!(
             redacted("wait 0 s: a task was woken"),
             "wait 0 s: a task was woken\n"
+        );
+    }
+
+    #[test]
+    fn a_demo_s_durations_are_redacted_and_every_other_number_kept() {
+        let output = "slept 0.5 s\n\
+                      both done in 0.70 s, not 1.20 s\n\
+                      [+0.501 s] turn 1: wait 0.500 s (held the loop 0.150 s)\n\
+                      x1.20 s and 1.20 sx and 12.345 s\n\
+                      no newline at the end: 0.70 s";
+        assert_eq!(
+            durations_redacted(output),
+            "slept 0.5 s\n\
+             both done in #.## s, not #.## s\n\
+             [+0.501 s] turn 1: wait 0.500 s (held the loop 0.150 s)\n\
+             x1.20 s and 1.20 sx and 12.345 s\n\
+             no newline at the end: #.## s"
         );
     }
 
