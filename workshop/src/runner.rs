@@ -9,7 +9,7 @@
 //! own message after an abort, reruns of a few tests in a copy). So this
 //! module does it itself: Cargo builds the test executables and names them
 //! (`cargo test --no-run --message-format=json`), each executable lists its
-//! tests, and every test runs as a process of its own, two at a time, each
+//! tests, and every test runs as a process of its own, four at a time, each
 //! with a deadline and, on Linux, a memory limit, and the memory of those
 //! at once bounded too (`memory`). A verdict rests on the exit status and
 //! on signs looked for in all a test printed, however much (`output`).

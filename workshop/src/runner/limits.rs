@@ -41,14 +41,17 @@ pub const HURRIED: Duration = Duration::from_secs(3);
 /// How often a long build or test run says it is still going.
 pub const TICK: Duration = Duration::from_secs(10);
 
-/// How many tests run at once: the two cores any laptop has. More would
-/// only make the timing tests' measurements noisier.
-pub const AT_ONCE: usize = 2;
+/// How many tests run at once. Most of a step's tests wait rather than
+/// compute (on timers, on clients, on a demo's sleeps), so four on two
+/// cores end a passing step 3 in 7 s instead of 11, and step 4 in 9 s
+/// instead of 17 (measured 2026-11-27); every test holds with both cores
+/// busy (the suite itself runs eight at once).
+pub const AT_ONCE: usize = 4;
 
 /// How many may run at once while those running all seem stuck: a test
 /// that never ends (most wait, asleep, for a wake-up) must not keep a
 /// quick one from running.
-pub const AT_MOST: usize = 4;
+pub const AT_MOST: usize = 6;
 
 /// How many may run at once once hurried (`Settings::enough_hangs`): each
 /// runs `HURRIED` at most, and a step that hangs in two tests mostly hangs
