@@ -32,8 +32,9 @@ pub const PROBE_DEADLINE: Duration = Duration::from_secs(10);
 /// starts beside them (up to `AT_MOST`).
 pub const SLOW: Duration = Duration::from_secs(5);
 
-/// How long each test left may run once enough tests never ended
-/// (`Settings::enough_hangs`): what is looked for then is a quick failure,
+/// How long each test may run, counted from its start, once enough tests
+/// never ended (`Settings::enough_hangs`) or once a quick failure came and
+/// those running seem stuck: what is looked for then is a quick failure,
 /// which comes within a second or two; a test still running is left out,
 /// not failed.
 pub const HURRIED: Duration = Duration::from_secs(3);
@@ -82,5 +83,9 @@ const _: () = assert!(PATIENCE.as_secs() < TEST_DEADLINE.as_secs());
 const _: () = assert!(PROBE_DEADLINE.as_secs() <= TEST_DEADLINE.as_secs());
 // A hurried test is looked at only for a quick failure, well before a hang.
 const _: () = assert!(HURRIED.as_secs() < HANG_SIGN.as_secs());
+// Those that seem stuck (`SLOW`) when a quick failure hurries them have had
+// their `HURRIED` already: they are left out at once, and the verdict waits
+// no longer for them.
+const _: () = assert!(HURRIED.as_secs() <= SLOW.as_secs());
 // More run at once only as the tests running look stuck, then hurried.
 const _: () = assert!(AT_ONCE <= AT_MOST && AT_MOST <= AT_MOST_HURRIED);

@@ -239,8 +239,9 @@ pub fn run_tests_until(
             && !hurry.swap(true, Ordering::SeqCst)
         {
             progress.say(&format!(
-                "a test failed, and those still running may be stuck: they may run {} s more",
-                settings.hurried.as_secs()
+                "a test failed, and those still running, each for {} s or more, seem stuck: \
+                 they are left out",
+                settings.slow.as_secs()
             ));
         }
         if let Some(sender) = more_workers.as_ref().filter(|_| {
@@ -345,7 +346,8 @@ fn say_hurried(
 ) {
     let left = queue.lock().map_or(0, |queue| queue.len());
     progress.say(&format!(
-        "tests never end: each of the {left} left, and those running, may run {} s more",
+        "tests never end: each of the {left} left may run {} s, and one running longer \
+         is left out",
         hurried.as_secs()
     ));
 }
@@ -431,23 +433,24 @@ enum Waited {
     Stopped,
 }
 
-/// Waits for the child to end, at most until the deadline, or `HURRIED` once
-/// told to hurry (counted from then, for a test already running), or
-/// until told to stop.
+/// Waits for the child to end, at most until the deadline, or until told
+/// to stop. Once told to hurry, a test may run `HURRIED` in all, counted
+/// from its start: one that has run longer already is stopped then. What
+/// a hurried test is looked at for is a quick failure, and one that has
+/// run `HURRIED` without failing has shown it has none to give; three
+/// seconds more (as when they counted from the hurry) only delayed a
+/// verdict already known, by 3 s of the 11 a hanging mistake took.
 fn wait_until(child: &mut Child, settings: &Settings, orders: &Orders) -> Waited {
     let (deadline, hurried_for) = (settings.deadline, settings.hurried);
     let began = Instant::now();
-    let mut hurried: Option<Instant> = None;
     loop {
-        if hurried.is_none() && orders.hurry.load(Ordering::SeqCst) {
-            hurried = Some(Instant::now());
-        }
+        let hurried = orders.hurry.load(Ordering::SeqCst);
         if orders.stop.load(Ordering::SeqCst) {
             return Waited::Stopped;
         }
         match child.try_wait() {
             Ok(Some(status)) => return Waited::Exited(status),
-            _ if hurried.is_some_and(|since| since.elapsed() >= hurried_for) => {
+            _ if has_had_its_time(began.elapsed(), hurried, hurried_for) => {
                 return Waited::Stopped;
             }
             Ok(None) if began.elapsed() < deadline => {
@@ -458,9 +461,31 @@ fn wait_until(child: &mut Child, settings: &Settings, orders: &Orders) -> Waited
     }
 }
 
+/// Whether a test that has run `ran` is to be left out: only once the
+/// run is hurried, and then once it has run `hurried_for` in all.
+fn has_had_its_time(ran: Duration, hurried: bool, hurried_for: Duration) -> bool {
+    hurried && ran >= hurried_for
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hurried_test_runs_its_hurried_seconds_from_its_start_not_from_the_hurry() {
+        let hurried_for = Duration::from_secs(3);
+        // Running 5 s, as one must to seem stuck (`SLOW`), when hurried: out
+        // at once, not 3 s later.
+        assert!(has_had_its_time(Duration::from_secs(5), true, hurried_for));
+        // Started just before the hurry: it keeps its 3 s for a quick failure.
+        assert!(!has_had_its_time(Duration::from_secs(1), true, hurried_for));
+        // Unhurried, only the deadline ends it.
+        assert!(!has_had_its_time(
+            Duration::from_secs(20),
+            false,
+            hurried_for
+        ));
+    }
 
     #[test]
     fn the_progress_line_names_what_runs_and_never_ends_in_running() {
