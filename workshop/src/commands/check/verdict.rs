@@ -481,15 +481,24 @@ fn left_out(ran: &Ran) -> String {
     }
     if ran.enough {
         return format!(
-            "\n({} more tests were not run: what failed already names what \
-             to fix. Once it is fixed, `check` runs them all.)",
-            ran.not_run.len()
+            "\n({} not run: what failed already names what to fix. Once it \
+             is fixed, `check` runs them all.)",
+            more_tests(ran.not_run.len())
         );
     }
     format!(
-        "\n({} more tests were stopped unfinished, after {} s: some tests \
-         never end, and waiting for them would only delay the verdict.)",
-        ran.not_run.len(),
+        "\n({} stopped unfinished, after {} s or more: some tests never end, \
+         and waiting for them would only delay the verdict.)",
+        more_tests(ran.not_run.len()),
         HURRIED.as_secs()
     )
+}
+
+/// "1 more test was", "2 more tests were".
+fn more_tests(count: usize) -> String {
+    if count == 1 {
+        "1 more test was".to_owned()
+    } else {
+        format!("{count} more tests were")
+    }
 }

@@ -111,28 +111,38 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
 }
 
 /// The step to watch when none is named: the one started and not yet
-/// passing. More than one, or none, is for the participant to say.
+/// passing. With none such, the last step started, which passes: its
+/// screen says so and names the next step's command, where an error would
+/// leave a participant who just finished a step wondering what to type.
+/// More than one in progress, or none started, is for the participant to
+/// say.
 fn step_in_progress(root: &Path) -> Result<u32, String> {
-    let in_progress: Vec<u32> = step_folders(root)
+    let started: Vec<(u32, bool)> = step_folders(root)
         .into_iter()
-        .filter(|(number, _)| {
-            Step::find(root, &number.to_string())
-                .is_ok_and(|step| step.is_started() && !passes_as_is(&step))
+        .filter_map(|(number, _)| {
+            let step = Step::find(root, &number.to_string()).ok()?;
+            step.is_started().then(|| (number, passes_as_is(&step)))
         })
-        .map(|(number, _)| number)
         .collect();
-    choose(&in_progress)
+    choose(&started)
 }
 
-fn choose(in_progress: &[u32]) -> Result<u32, String> {
-    match in_progress {
-        [n] => Ok(*n),
-        [] => Err(format!(
-            "no step is in progress (started, not yet passing): \
-             `cargo workshop start N` starts one, or name the step, \
-             `cargo workshop watch N`\n\n{HELP}"
+/// Of the steps started (each with whether it passes as it is), the one to
+/// watch.
+fn choose(started: &[(u32, bool)]) -> Result<u32, String> {
+    let in_progress: Vec<u32> = started
+        .iter()
+        .filter(|(_, passes)| !passes)
+        .map(|(n, _)| *n)
+        .collect();
+    match (in_progress.as_slice(), started.last()) {
+        ([n], _) => Ok(*n),
+        ([], Some((last, _))) => Ok(*last),
+        ([], None) => Err(format!(
+            "no step is started yet: `cargo workshop start N` starts one, \
+             then `cargo workshop watch`\n\n{HELP}"
         )),
-        several => {
+        (several, _) => {
             let names: Vec<String> = several.iter().map(u32::to_string).collect();
             Err(format!(
                 "steps {} are all in progress: name the one to watch, \
@@ -446,6 +456,11 @@ impl Watch {
         screen.push_str(&self.status());
         if let Some(verdict) = &self.verdict {
             screen.push_str("\n\n");
+            // Under a check that runs, the verdict shown is the old one: a
+            // glance must not take a pass from before the save for news.
+            if self.running.is_some() || !self.said.is_empty() {
+                screen.push_str("The last verdict, from before your save:\n\n");
+            }
             screen.push_str(&verdict.text);
         }
         // Raw mode leaves output processing on: "\n" still starts a line.
@@ -489,11 +504,19 @@ mod tests {
 
     #[test]
     fn the_step_watched_is_the_one_in_progress() {
-        assert_eq!(choose(&[3]), Ok(3));
+        assert_eq!(choose(&[(2, true), (3, false)]), Ok(3));
         let none = choose(&[]).unwrap_err();
         assert!(none.contains("`cargo workshop start N`"), "{none}");
-        let several = choose(&[2, 3]).unwrap_err();
+        let several = choose(&[(2, false), (3, false)]).unwrap_err();
         assert!(several.contains("steps 2, 3"), "{several}");
         assert!(several.contains("`cargo workshop watch 3`"), "{several}");
+    }
+
+    #[test]
+    fn with_every_started_step_passing_the_last_one_is_watched() {
+        // Step 3 just passed: bare `watch` shows it passing and names
+        // `start 4`, instead of an error.
+        assert_eq!(choose(&[(3, true)]), Ok(3));
+        assert_eq!(choose(&[(2, true), (3, true)]), Ok(3));
     }
 }

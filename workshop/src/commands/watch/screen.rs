@@ -94,7 +94,7 @@ pub fn list(stages: &[(Marked, Stage)], at_hand: Option<&Marked>) -> String {
             ' '
         };
         let stage = match stage {
-            Stage::Authors => "the authors' (not started)",
+            Stage::Authors => "done: the authors' text",
             Stage::Blank => "to write",
             Stage::InProgress => "in progress (a todo!() left)",
             Stage::Written => "written",
@@ -139,7 +139,7 @@ pub fn verdict(
 ) -> String {
     match code {
         Some(0) => format!("{}\n\n{passing_note}", stdout.trim_end()),
-        Some(1) => stdout.trim_end().to_owned(),
+        Some(1) => in_watch_s_words(stdout.trim_end()),
         Some(code) => {
             let error = stderr
                 .find("error:")
@@ -148,6 +148,31 @@ pub fn verdict(
         }
         None => "The check was ended before its verdict.".to_owned(),
     }
+}
+
+/// `check`'s report with its last advice, to run `cargo workshop check N`
+/// again, made watch's: watch checks again on each save by itself.
+fn in_watch_s_words(report: &str) -> String {
+    const CHECK_AGAIN: [(&str, &str); 2] = [
+        (
+            "Fix it, then check again with `cargo workshop check ",
+            "Fix it and save: watch checks again.",
+        ),
+        (
+            "Check again with `cargo workshop check ",
+            "Save to check again.",
+        ),
+    ];
+    let mut report = report.to_owned();
+    for (advice, instead) in CHECK_AGAIN {
+        if let Some(at) = report.find(advice) {
+            let end = report[at..]
+                .find("`.")
+                .map_or(report.len(), |close| at + close + "`.".len());
+            report.replace_range(at..end, instead);
+        }
+    }
+    report
 }
 
 #[cfg(test)]
@@ -245,6 +270,25 @@ mod tests {
             "Step 3 passes. Next: `cargo workshop start 4` then `cargo workshop watch`."
         );
         assert!(passing(8, 8).contains("the last"));
+        let failed = verdict(
+            Some(1),
+            "Your `f` is not right yet.\n\nFix it, then check again with \
+             `cargo workshop check 3`.\n",
+            "",
+            "",
+        );
+        assert_eq!(
+            failed,
+            "Your `f` is not right yet.\n\nFix it and save: watch checks again."
+        );
+        let next = verdict(
+            Some(1),
+            "Next: write `g`.\n\n1 of 5 functions written so far. Check again \
+             with `cargo workshop check 3`.",
+            "",
+            "",
+        );
+        assert!(next.ends_with("so far. Save to check again."), "{next}");
         let shown = verdict(Some(0), "Step 3 passes: all.\n", "", "Next.");
         assert_eq!(shown, "Step 3 passes: all.\n\nNext.");
         let shown = verdict(Some(2), "", "[ 0 s] building\nerror: no disk\n", "");
