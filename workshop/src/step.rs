@@ -198,6 +198,13 @@ impl Step {
         self.root.join(".workshop").join(self.package())
     }
 
+    /// Whether `marked` is still to be written or finished (the blank, or
+    /// a `todo!()` left in it): `check` names such a function next, before
+    /// it blames any written one.
+    pub fn is_unwritten(&self, marked: &Marked) -> bool {
+        track::is_unfinished(marked, &self.read(&marked.file)[marked.body.clone()])
+    }
+
     /// The file as it is now (empty if it cannot be read).
     pub fn read(&self, file: &str) -> String {
         fs::read_to_string(self.dir().join(file)).unwrap_or_default()

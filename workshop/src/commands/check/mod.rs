@@ -27,7 +27,7 @@ use crate::step::{Step, find_root};
 use crate::track::Marked;
 
 use compile::{build_failed_for_want_of_means, does_not_compile};
-use verdict::{is_blank, verdict_on};
+use verdict::verdict_on;
 
 pub use compile::machine_trouble;
 pub use verdict::{authors_body, authors_function};
@@ -225,7 +225,7 @@ fn own_warnings<'a>(
     warnings: &'a [Warning],
 ) -> Vec<&'a Warning> {
     let written: Vec<&Marked> =
-        marked.iter().filter(|m| !is_blank(step, m)).collect();
+        marked.iter().filter(|m| !step.is_unwritten(m)).collect();
     let left_out_type = |warning: &Warning| {
         warning.file.starts_with(&format!("{}/", step.folder))
             && never_constructed(&warning.rendered).is_some_and(|name| {

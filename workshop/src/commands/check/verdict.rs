@@ -61,7 +61,8 @@ fn verdict_on_failures(
     cargo: &Cargo,
     progress: &Progress,
 ) -> Result<Checked, String> {
-    let blanks: Vec<&Marked> = marked.iter().filter(|m| is_blank(step, m)).collect();
+    let blanks: Vec<&Marked> =
+        marked.iter().filter(|m| step.is_unwritten(m)).collect();
     // A test stopped at a `todo!()` is explained by that blank function.
     let unexplained: Vec<&TestRun> = failures
         .iter()
@@ -132,19 +133,12 @@ fn blame_written<'a>(
     }
 }
 
-/// Whether `marked` is still to be written or finished (a `todo!()` left
-/// in it): such a function is named next, before any written one is
-/// blamed.
-pub(super) fn is_blank(step: &Step, marked: &Marked) -> bool {
-    track::is_unfinished(marked, &step.read(&marked.file)[marked.body.clone()])
-}
-
 /// The written functions whose signature or body differs from the
 /// authors' (spaces and line breaks aside), in track order.
 fn changed_functions<'a>(step: &Step, marked: &'a [Marked]) -> Vec<&'a Marked> {
     marked
         .iter()
-        .filter(|m| !is_blank(step, m))
+        .filter(|m| !step.is_unwritten(m))
         .filter(|m| {
             let now = &step.read(&m.file)[m.whole()];
             authors_function(step, m).is_none_or(|original| {
@@ -335,7 +329,7 @@ fn write_next(
         Some(run) => describe(run),
         None => format!("{} shows it once it compiles and runs", next.test),
     };
-    let written = marked.iter().filter(|m| !is_blank(step, m)).count();
+    let written = marked.iter().filter(|m| !step.is_unwritten(m)).count();
     Checked {
         passed: false,
         next: Some(next.function.clone()),

@@ -115,10 +115,7 @@ fn find_in_copy<'a>(
         suspects,
     };
     let written = step.track().map_or(probe.suspects.len(), |marked| {
-        marked
-            .iter()
-            .filter(|m| !super::verdict::is_blank(step, m))
-            .count()
+        marked.iter().filter(|m| !step.is_unwritten(m)).count()
     });
     progress.say(&which_function(probe.suspects.len(), written));
     let in_copy = |err: String| {
