@@ -149,8 +149,9 @@ fn a_suspended_task_is_dropped_once_and_its_joiner_sees_cancelled() {
             panic!(
                 "a task cancelled while it waited never ended: its joiner was \
                  not woken in {BACKSTOP:?}. Cancel marks the task and wakes it, \
-                 so that the loop comes to it and drops it (polled {} times, \
-                 dropped {} times)",
+                 so that the loop comes to it and drops it (counted once \
+                 `block_on` had returned, the loop's own clean-up included: \
+                 polled {}, dropped {})",
                 polls.get(),
                 drops.get()
             );

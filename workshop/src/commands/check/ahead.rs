@@ -52,12 +52,15 @@ fn wanted(setting: Option<&str>, at_a_terminal: bool) -> bool {
 
 /// For `start`, once the step is blanked: starts `check N --build-only`
 /// in the background and returns the line that says so, or `None` when
-/// nothing was started (not wanted, or no Cargo, no target folder, no
-/// program to run): the first `check` then builds it all, as before.
+/// nothing was started (turned off, or no Cargo, no target folder, no
+/// program to run): the first `check` then builds it all, as before. Not
+/// at a terminal, it says why it builds nothing, and how to ask for it:
+/// the chapters promise the build, and a participant whose terminal is
+/// an editor's pane or a script would otherwise wonder where it went.
 pub fn start_in_background(step: &Step) -> Option<String> {
     let setting = env::var(VAR).ok();
     if !wanted(setting.as_deref(), std::io::stdout().is_terminal()) {
-        return None;
+        return declined(setting.as_deref(), step.number);
     }
     let cargo = Cargo {
         root: step.root.clone(),
@@ -84,6 +87,18 @@ pub fn start_in_background(step: &Step) -> Option<String> {
         step.number,
         shown.display()
     ))
+}
+
+/// What `start` says when it builds nothing ahead for want of a terminal;
+/// nothing when `VAR` turned the build off.
+fn declined(setting: Option<&str>, step: u32) -> Option<String> {
+    setting.is_none().then(|| {
+        format!(
+            "Not building step {step}'s tests in the background: this is not a \
+             terminal (a pipe, a script). The first check builds them; \
+             {VAR}=1 builds them ahead anyway."
+        )
+    })
 }
 
 /// Out of the participant's terminal: on Unix, a process group of its
@@ -158,6 +173,14 @@ pub(super) fn wait_for_it(cargo: &Cargo, progress: &Progress) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_a_terminal_start_says_why_it_builds_nothing_ahead() {
+        let said = declined(None, 3).expect("a line");
+        assert!(said.contains("step 3's tests"), "{said}");
+        assert!(said.contains("WORKSHOP_BUILD_AHEAD=1"), "{said}");
+        assert_eq!(declined(Some("0"), 3), None, "turned off: nothing to say");
+    }
 
     #[test]
     fn only_a_participant_at_a_terminal_gets_a_build_ahead_unless_told() {

@@ -110,6 +110,20 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     code
 }
 
+/// How many columns the terminal has, if stdout is one that says.
+#[cfg(unix)]
+fn terminal_width() -> Option<usize> {
+    let size = rustix::termios::tcgetwinsize(std::io::stdout()).ok()?;
+    (size.ws_col > 0).then_some(usize::from(size.ws_col))
+}
+
+/// Windows draws no screen (`Watch::fancy`): plain lines, the console's own
+/// wrapping.
+#[cfg(not(unix))]
+fn terminal_width() -> Option<usize> {
+    None
+}
+
 /// The step to watch when none is named: the one started and not yet
 /// passing. With none such, the last step started, which passes: its
 /// screen says so and names the next step's command, where an error would
@@ -463,6 +477,7 @@ impl Watch {
             }
             screen.push_str(&verdict.text);
         }
+        let screen = screen::wrapped(&screen, terminal_width().unwrap_or(80));
         // Raw mode leaves output processing on: "\n" still starts a line.
         let mut out = std::io::stdout().lock();
         let _ = write!(out, "\x1b[2J\x1b[H{screen}");

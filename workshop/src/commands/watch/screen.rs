@@ -88,16 +88,15 @@ pub fn list(stages: &[(Marked, Stage)], at_hand: Option<&Marked>) -> String {
         .unwrap_or(0);
     let mut lines = vec!["The functions of this step:".to_owned()];
     for (m, stage) in stages {
-        let mark = if at_hand.is_some_and(|hand| hand.order == m.order) {
-            '>'
-        } else {
-            ' '
-        };
+        let is_at_hand = at_hand.is_some_and(|hand| hand.order == m.order);
+        let mark = if is_at_hand { '>' } else { ' ' };
         let stage = match stage {
             Stage::Authors => "done: the authors' text",
             Stage::Blank => "to write",
             Stage::InProgress => "in progress (a todo!() left)",
-            Stage::Written => "written",
+            // Written, and the verdict names it: not counted as done.
+            Stage::Written if is_at_hand => "written, not right yet",
+            Stage::Written => "done: written",
         };
         let name = format!("`{}`", m.function);
         lines.push(format!("{mark} {}. {name:<width$}  {stage}", m.order));
@@ -173,6 +172,38 @@ fn in_watch_s_words(report: &str) -> String {
         }
     }
     report
+}
+
+/// `text` with each line longer than `width` broken at spaces, its
+/// continuation indented as the line was: the terminal would break it in
+/// the middle of a word. A line of the trace's two columns (` | `) is left
+/// whole: broken, its columns would no longer line up.
+pub fn wrapped(text: &str, width: usize) -> String {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.chars().count() <= width || line.contains(" | ") {
+            out.push(line.to_owned());
+            continue;
+        }
+        let indent: String = line.chars().take_while(|c| *c == ' ').collect();
+        let mut current = String::new();
+        for word in line.trim_start().split(' ') {
+            // The word and the space before it.
+            if !current.is_empty()
+                && current.chars().count() + 1 + word.chars().count() > width
+            {
+                out.push(std::mem::take(&mut current));
+            }
+            if current.is_empty() {
+                current.push_str(&indent);
+            } else {
+                current.push(' ');
+            }
+            current.push_str(word);
+        }
+        out.push(current);
+    }
+    out.join("\n")
 }
 
 #[cfg(test)]
@@ -261,6 +292,25 @@ mod tests {
             "{list}"
         );
         assert!(track::MARKER.starts_with("// BUILD"));
+    }
+
+    #[test]
+    fn a_long_line_breaks_between_words_and_keeps_its_indent() {
+        assert_eq!(
+            wrapped("    one two three four", 13),
+            "    one two\n    three\n    four"
+        );
+        assert_eq!(wrapped("short\n  also short", 13), "short\n  also short");
+        let columns = "> turn 1: wait: nothing to wait for | turn 1: wait";
+        assert_eq!(
+            wrapped(columns, 20),
+            columns,
+            "the trace's columns stay whole"
+        );
+        assert_eq!(
+            wrapped("averyveryverylongword next", 8),
+            "averyveryverylongword\nnext"
+        );
     }
 
     #[test]
