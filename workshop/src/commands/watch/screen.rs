@@ -66,7 +66,8 @@ pub fn hint(step: &Step, marked: Option<&Marked>) -> String {
     };
     format!(
         "Hint for `{function}` ({order} of {total}), in {folder}/{file}:\n\n\
-         {doc}\n\nRead chapter {chapter}, section \"{section}\". Its test: {test}.",
+         {doc}\n\nRead chapter {chapter}, section \"{section}\". Its own test: {test} \
+         (the verdict may show another test of the step, one that failed).",
         function = m.function,
         order = m.order,
         total = m.total,
@@ -285,11 +286,24 @@ mod tests {
             )),
             "{hint}"
         );
-        let list = list(&stages, hand);
-        assert!(list.contains(&format!("> 2. `{}`", m.function)), "{list}");
         assert!(
-            list.contains("written") && list.contains("in progress"),
-            "{list}"
+            hint.contains(&format!("Its own test: {}", m.test)),
+            "{hint}"
+        );
+        let shown = list(&stages, hand);
+        assert!(shown.contains(&format!("> 2. `{}`", m.function)), "{shown}");
+        assert!(
+            shown.contains("done: written") && shown.contains("in progress"),
+            "{shown}"
+        );
+        // The written function the verdict names is not done, as the bar says.
+        let blamed = &stages[0].0;
+        let shown = list(&stages, at_hand(&stages, Some(&blamed.function)));
+        assert!(
+            shown.contains(&format!("> 1. `{}`", blamed.function))
+                && shown.contains("written, not right yet")
+                && !shown.contains("done: written"),
+            "{shown}"
         );
         assert!(track::MARKER.starts_with("// BUILD"));
     }
