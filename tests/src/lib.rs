@@ -144,88 +144,10 @@ pub fn step_command(package: &str) -> Command {
 pub fn example_command(package: &str, example: &str) -> Command {
     let mut command = match prebuilt(&format!("{package}/{example}{EXE_SUFFIX}")) {
         Some(binary) => Command::new(binary),
-        None => build_example(package, example),
+        None => Command::new(built::example_of_its_own(package, example)),
     };
     command.env_remove("LOOP_TRACE");
     command
-}
-
-/// Cargo's build of `package`'s example `example`, as a `Command` on a
-/// copy of its own.
-///
-/// Steps 5 to 8 each have an example `lost_wake_up`, and Cargo puts every
-/// one at the same `target/debug/examples/lost_wake_up`. Two tests that
-/// build two of them at once could each run the other's: step 5's
-/// snapshot once showed step 6's tasks. So the builds of one process take
-/// turns, and each is given, under the lock, a name of its own before
-/// another build can replace it (never over one that may be running:
-/// Windows refuses that). Names made over an hour ago are removed.
-///
-/// The name is a hard link, not a copy: a copy is a file this process
-/// writes, and a test thread that forks meanwhile holds it open for writing
-/// until its child execs, so that running the copy at once failed with
-/// "Text file busy" (ETXTBSY), once in CI. A link writes nothing. Where
-/// links are refused (another file system), it is copied after all.
-fn build_example(package: &str, example: &str) -> Command {
-    static ONE_AT_A_TIME: Mutex<u32> = Mutex::new(0);
-    let mut copies = ONE_AT_A_TIME.lock().unwrap_or_else(PoisonError::into_inner);
-    let mut args = vec!["--example", example];
-    let others = example_build_args(package);
-    args.extend(others.iter().map(String::as_str));
-    let built =
-        built::executable(&workspace_root().join("Cargo.toml"), &args, example);
-    let built = built.as_path();
-    let folder = built.parent().expect("an example's folder").join("copies");
-    fs::create_dir_all(&folder).expect("a folder for the examples' copies");
-    remove_old_copies(&folder);
-    *copies += 1;
-    let own = folder.join(format!(
-        "{package}-{example}-{}-{}-{copies}{EXE_SUFFIX}",
-        seconds_since_1970(),
-        std::process::id()
-    ));
-    fs::hard_link(built, &own)
-        .or_else(|_| fs::copy(built, &own).map(drop))
-        .expect("the example has a name of its own");
-    Command::new(own)
-}
-
-fn seconds_since_1970() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| since.as_secs())
-}
-
-/// Removes the examples' copies made over an hour ago: no test runs that
-/// long, so none of them is still running.
-fn remove_old_copies(folder: &Path) {
-    let an_hour = Duration::from_secs(3600);
-    let now = seconds_since_1970();
-    for entry in fs::read_dir(folder).into_iter().flatten().flatten() {
-        // A link's time is its file's, the build's, maybe hours old: the
-        // name says when it was made. A name of the older form, without
-        // that, is a copy, whose own time says.
-        let old = match named_at(&entry.file_name().to_string_lossy()) {
-            Some(made) => now.saturating_sub(made) > an_hour.as_secs(),
-            None => entry
-                .metadata()
-                .and_then(|meta| meta.modified())
-                .is_ok_and(|at| at.elapsed().is_ok_and(|age| age > an_hour)),
-        };
-        if old {
-            let _ = fs::remove_file(entry.path());
-        }
-    }
-}
-
-/// When an example's name of its own was made, from the name itself:
-/// `{package}-{example}-{seconds}-{pid}-{n}`.
-fn named_at(name: &str) -> Option<u64> {
-    let stem = name.strip_suffix(EXE_SUFFIX).unwrap_or(name);
-    let mut parts = stem.rsplitn(4, '-');
-    let (_n, _pid, seconds) = (parts.next()?, parts.next()?, parts.next()?);
-    parts.next()?; // the package and the example
-    seconds.parse().ok()
 }
 
 /// The path of `package`'s binary, built by Cargo from the current source
@@ -583,20 +505,6 @@ impl Drop for DropFlag {
 
 #[cfg(all(test, unix))]
 mod tests {
-    #[test]
-    fn an_example_s_own_name_says_when_it_was_made() {
-        use super::{EXE_SUFFIX, named_at};
-        assert_eq!(
-            named_at(&format!(
-                "step05-lost_wake_up-1764280000-4242-3{EXE_SUFFIX}"
-            )),
-            Some(1_764_280_000)
-        );
-        // The older form, package, example, pid and count: no time in it.
-        assert_eq!(named_at("step05-lost_wake_up-4242-3"), None);
-        assert_eq!(named_at("anything"), None);
-    }
-
     #[test]
     fn a_test_under_check_waits_the_patience_it_is_given_if_shorter() {
         let limit = Duration::from_secs(20);

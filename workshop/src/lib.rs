@@ -103,16 +103,22 @@ pub fn files_below(dir: &Path) -> Vec<String> {
             if path.is_dir() {
                 pending.push(path);
             } else if let Ok(relative) = path.strip_prefix(dir) {
-                let parts: Vec<_> = relative
-                    .components()
-                    .map(|part| part.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                files.push(parts.join("/"));
+                files.push(with_slashes(relative));
             }
         }
     }
     files.sort();
     files
+}
+
+/// A relative path with `/` between its parts, whatever the platform's
+/// separator: how the workshop names a file to a participant and to Cargo.
+pub fn with_slashes(relative: &Path) -> String {
+    let parts: Vec<_> = relative
+        .components()
+        .map(|part| part.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    parts.join("/")
 }
 
 /// Set by `cargo workshop check` in each test's environment: how many

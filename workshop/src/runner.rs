@@ -61,6 +61,8 @@ pub use limits::{
 
 pub use memory::TOGETHER_GIB;
 
+#[cfg(unix)]
+pub use processes::interrupts;
 pub use processes::{
     adopt_orphans, end_everything_on_interrupt, end_what_killed_checks_left,
     record_tests_in,

@@ -105,15 +105,21 @@ pub(super) fn in_a_process_group_of_its_own(command: &mut Command) {
 #[cfg(not(unix))]
 pub(super) fn in_a_process_group_of_its_own(_command: &mut Command) {}
 
+/// The signals that end a run, to be received on a thread: Ctrl-C
+/// (SIGINT), SIGTERM, and a closed terminal's SIGHUP. `None` if they cannot
+/// be received, and then each keeps its default: it ends the process.
+#[cfg(unix)]
+pub fn interrupts() -> Option<signal_hook::iterator::Signals> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]).ok()
+}
+
 /// From now on, an interrupt (Ctrl-C, SIGTERM, SIGHUP) ends every process
 /// `check` started, says so, and exits as the signal would have.
 pub fn end_everything_on_interrupt() {
     #[cfg(unix)]
     {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        let Ok(mut signals) =
-            signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
-        else {
+        let Some(mut signals) = interrupts() else {
             return;
         };
         std::thread::spawn(move || {

@@ -254,11 +254,7 @@ fn walk(dir: &Path, skip: &[PathBuf]) -> Result<Vec<(String, u64)>, String> {
             if metadata.is_dir() {
                 pending.push(path);
             } else if let Ok(relative) = path.strip_prefix(dir) {
-                let parts: Vec<_> = relative
-                    .components()
-                    .map(|part| part.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                files.push((parts.join("/"), metadata.len()));
+                files.push((crate::with_slashes(relative), metadata.len()));
             }
         }
     }

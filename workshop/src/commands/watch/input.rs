@@ -150,10 +150,8 @@ pub fn read_keys(events: Sender<Event>) {
 pub fn on_signals(events: Sender<Event>, demo_runs: Arc<AtomicBool>) {
     #[cfg(unix)]
     {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-        let Ok(mut signals) =
-            signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
-        else {
+        use signal_hook::consts::SIGINT;
+        let Some(mut signals) = crate::runner::interrupts() else {
             return;
         };
         std::thread::spawn(move || {
