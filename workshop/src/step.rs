@@ -205,9 +205,12 @@ impl Step {
         track::is_unfinished(marked, &self.read(&marked.file)[marked.body.clone()])
     }
 
-    /// The file as it is now (empty if it cannot be read).
+    /// The file as it is now: empty if it cannot be read, and a byte that
+    /// is not UTF-8 shown as the replacement character.
     pub fn read(&self, file: &str) -> String {
-        fs::read_to_string(self.dir().join(file)).unwrap_or_default()
+        fs::read(self.dir().join(file))
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default()
     }
 
     /// The authors' version of `file`, a path in the step folder, in the
@@ -255,8 +258,10 @@ impl Step {
         Ok(all)
     }
 
-    /// The track as the files are now. A file gone, or a marker deleted or
-    /// changed, is named, with how to put it back.
+    /// The track as the files are now. A file gone, not UTF-8, a marker
+    /// deleted or changed, or a function whose braces do not pair up is
+    /// named, with how to mend it. Markers count only in the files that
+    /// hold the authors' (a copy, `lib_old.rs`, holds none of the track).
     pub fn track(&self) -> Result<Vec<Marked>, String> {
         let authors = self.authors_track()?;
         if let Some(gone) = authors
@@ -266,11 +271,13 @@ impl Step {
             return Err(self.file_lost(gone));
         }
         let mut found = Vec::new();
-        for file in track::rust_files(&self.dir()) {
+        for file in Self::track_files(&authors) {
+            let text = self.read_text(&file)?;
+            if let Some(unpaired) = track::unbalanced(&file, &text) {
+                return Err(format!("{}/{unpaired}", self.folder));
+            }
             // A marker so mangled it no longer parses is as good as gone.
-            found.extend(
-                track::markers_in(&file, &self.read(&file)).unwrap_or_default(),
-            );
+            found.extend(track::markers_in(&file, &text).unwrap_or_default());
         }
         if let Some(theirs) = authors.iter().find(|theirs| {
             !found
@@ -279,7 +286,7 @@ impl Step {
         }) {
             return Err(self.marker_lost(theirs));
         }
-        let now = track::track(&self.dir(), self.number)
+        let now = track::numbered(found, self.number)
             .map_err(|err| format!("{}/{err}", self.folder))?;
         if now.len() != authors.len() {
             return Err(format!(
@@ -289,6 +296,27 @@ impl Step {
             ));
         }
         Ok(now)
+    }
+
+    /// The file's text, or, when it is not UTF-8 (a byte an editor wrote
+    /// in Latin-1), which line holds the first byte that is not.
+    pub fn read_text(&self, file: &str) -> Result<String, String> {
+        let path = self.dir().join(file);
+        let bytes = fs::read(&path)
+            .map_err(|err| format!("{}/{file} cannot be read: {err}", self.folder))?;
+        String::from_utf8(bytes).map_err(|err| {
+            let good = err.utf8_error().valid_up_to();
+            let bytes = err.as_bytes();
+            let line = bytes[..good].iter().filter(|b| **b == b'\n').count() + 1;
+            format!(
+                "{}/{file} is not UTF-8 text: line {line} holds a byte that \
+                 UTF-8 does not allow (0x{:02X}: an editor that saves in \
+                 Latin-1 or Windows-1252 writes `é` so). Rust reads source \
+                 files as UTF-8: save the file as UTF-8 (your editor's \
+                 encoding setting), or retype that line.",
+                self.folder, bytes[good]
+            )
+        })
     }
 
     /// What to say when the file holding `theirs` is gone.
@@ -332,21 +360,16 @@ impl Step {
         let now = self.track()?;
         let mut stages = Vec::new();
         for marked in now {
-            let text = self.read(&marked.file);
-            let body = to_lf(&text[marked.body.clone()]);
             let theirs = authors
                 .iter()
                 .find(|m| m.order == marked.order)
                 .expect("track() matched every marker");
-            let stage = if body == self.authors[&theirs.file][theirs.body.clone()] {
-                Stage::Authors
-            } else if track::is_the_blank(&marked, &body) {
-                Stage::Blank
-            } else if track::is_unfinished(&marked, &body) {
-                Stage::InProgress
-            } else {
-                Stage::Written
-            };
+            let stage = stage_of(
+                &marked,
+                &self.read(&marked.file),
+                theirs,
+                &self.authors[&theirs.file],
+            );
             stages.push((marked, stage));
         }
         Ok(stages)
@@ -367,5 +390,26 @@ impl Step {
         files.sort();
         files.dedup();
         files
+    }
+}
+
+/// Where `marked`, found in `text`, stands against `theirs`, the same
+/// function in the authors' `their_text` (LF). Line endings aside, the
+/// doc comment, attributes and signature count as much as the body: a
+/// plan written above a blank body, a doc comment edited, a parameter
+/// renamed are the participant's, and make a blank function work in
+/// progress that `start` and `reset` keep.
+pub fn stage_of(marked: &Marked, text: &str, theirs: &Marked, their_text: &str) -> Stage {
+    let body = to_lf(&text[marked.body.clone()]);
+    let own_signature = track::without_spaces(&text[marked.signature.clone()])
+        == track::without_spaces(&their_text[theirs.signature.clone()]);
+    if body == their_text[theirs.body.clone()] && own_signature {
+        Stage::Authors
+    } else if track::is_the_blank(marked, &body) && own_signature {
+        Stage::Blank
+    } else if track::is_unfinished(marked, &body) {
+        Stage::InProgress
+    } else {
+        Stage::Written
     }
 }

@@ -11,10 +11,16 @@
 //! section of which chapter explains it, and which test (file and name)
 //! fails while the function is blank.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::fs;
 use std::ops::Range;
 use std::path::Path;
+
+use ra_ap_rustc_lexer::{DocStyle, TokenKind};
+use tokens::Token;
+
+pub(crate) mod tokens;
 
 /// How every marker line starts, after its indentation.
 pub const MARKER: &str = "// BUILD ";
@@ -54,20 +60,12 @@ impl Marked {
         self.signature.start..self.body.end
     }
 
-    /// The line of the function's signature in `text`, its file: the first
-    /// below the marker that is neither a comment nor an attribute (a doc
-    /// comment may say "fn"). Every command names a function by this line,
+    /// The line of the function's signature in `text`, its file: the line
+    /// of its `fn` keyword (not a `fn` in a comment or an attribute). Every command names a function by this line,
     /// where an editor's "go to line" shows it.
     pub fn fn_line(&self, text: &str) -> usize {
-        let below = text.get(self.signature.clone()).unwrap_or_default();
-        let skipped = below
-            .lines()
-            .take_while(|line| {
-                let line = line.trim_start();
-                line.is_empty() || line.starts_with("//") || line.starts_with("#[")
-            })
-            .count();
-        self.line + 1 + skipped
+        let signature = text.get(self.signature.clone()).unwrap_or_default();
+        self.line + 1 + signature[..fn_offset(text, self)].matches('\n').count()
     }
 
     /// The call that stands in for the body while the participant writes it.
@@ -123,24 +121,66 @@ fn parse_marker_fields(rest: &str) -> Option<MarkerLine> {
     })
 }
 
+/// What keeps `cargo workshop` from finding the marked functions of a file.
+enum Problem {
+    /// A marker line that does not parse, or stands above no function.
+    Marker(String),
+    /// A marked function whose braces do not pair up: a `{` still open in
+    /// a half-typed body, or one `}` too many. Where it ends cannot be
+    /// told, so nothing may blank or replace it.
+    Unbalanced(String),
+}
+
 /// The marked functions in one file's text, in file order.
 pub fn markers_in(file: &str, text: &str) -> Result<Vec<Marked>, String> {
+    scan(file, text).map_err(|problem| match problem {
+        Problem::Marker(said) | Problem::Unbalanced(said) => said,
+    })
+}
+
+/// What to say when a marked function of `text` has braces that do not
+/// pair up, naming it; `None` when each one ends where it should.
+pub fn unbalanced(file: &str, text: &str) -> Option<String> {
+    match scan(file, text) {
+        Err(Problem::Unbalanced(said)) => Some(said),
+        _ => None,
+    }
+}
+
+fn scan(file: &str, text: &str) -> Result<Vec<Marked>, Problem> {
+    let tokens = tokens::tokens(text);
+    // A marker is a `//` comment of its own: not a line of a string or of
+    // a block comment that happens to read like one.
+    let line_comments: HashSet<usize> = tokens
+        .iter()
+        .filter(|token| matches!(token.kind, TokenKind::LineComment { .. }))
+        .map(|token| token.range.start)
+        .collect();
     let mut found = Vec::new();
     let mut offset = 0;
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     for (index, line) in lines.iter().enumerate() {
         let start = offset;
         offset += line.len();
+        let indent = line.len() - line.trim_start().len();
+        if !line_comments.contains(&(start + indent)) {
+            continue;
+        }
         let Some(fields) = parse_marker(line) else {
             continue;
         };
         let at = format!("{file}:{}", index + 1);
-        let fields = fields.map_err(|err| format!("{at}: {err}"))?;
-        let (name, doc, body) = marked_function(text, start + line.len())
-            .map_err(|err| format!("{at}: {err}"))?;
-        let function = match enclosing_impl(&lines[..index]) {
-            Some(owner) if line.starts_with(' ') => format!("{owner}::{name}"),
-            _ => name,
+        let fields = fields.map_err(|err| Problem::Marker(format!("{at}: {err}")))?;
+        let function = marked_function(text, &tokens, start + line.len())
+            .map_err(|err| Problem::Marker(format!("{at}: {err}")))?;
+        let name = match enclosing_impl(&lines[..index]) {
+            Some(owner) if line.starts_with(' ') => {
+                format!("{owner}::{}", function.name)
+            }
+            _ => function.name,
+        };
+        let Some(body) = function.body else {
+            return Err(Problem::Unbalanced(unpaired(file, text, &name, function.fn_at)));
         };
         found.push(Marked {
             file: file.to_owned(),
@@ -150,117 +190,192 @@ pub fn markers_in(file: &str, text: &str) -> Result<Vec<Marked>, String> {
             chapter: fields.chapter,
             section: fields.section,
             test: fields.failing_test,
-            function,
-            doc,
+            function: name,
+            doc: function.doc,
             signature: start + line.len()..body.start,
             body,
         });
     }
+    for (index, marked) in found.iter().enumerate() {
+        let swallows_the_next = found
+            .get(index + 1)
+            .is_some_and(|next| next.signature.start <= marked.body.end);
+        if swallows_the_next || !ends_where_it_should(text, &tokens, marked) {
+            let fn_at = marked.signature.start + fn_offset(text, marked);
+            return Err(Problem::Unbalanced(unpaired(
+                file,
+                text,
+                &marked.function,
+                fn_at,
+            )));
+        }
+    }
     Ok(found)
 }
 
-/// The name, doc comment and body of the function whose doc comment or
-/// signature starts at byte `from`.
+/// What to say about `function`, whose braces do not pair up.
+fn unpaired(file: &str, text: &str, function: &str, fn_at: usize) -> String {
+    let line = text[..fn_at.min(text.len())].matches('\n').count() + 1;
+    format!(
+        "`{function}` ({file}:{line}) does not end where it should: its `{{` \
+         and `}}` do not pair up (a `{{` still open, or a `}}` too many), so \
+         `cargo workshop` cannot tell where it ends and changes nothing in \
+         its file. Close it as the compiler says (`cargo build`), then run \
+         this again."
+    )
+}
+
+/// Whether `marked`'s body, as the braces pair, ends as a function's
+/// does: its `}` no less indented than its `fn` line (not the `}` of the
+/// `impl` around it), and no line inside it at the function's own
+/// indentation that starts the next item (`fn`, `pub`, `impl`, `#[`,
+/// `///`), which a body that ran on into the next function would hold.
+fn ends_where_it_should(text: &str, tokens: &[Token], marked: &Marked) -> bool {
+    let fn_indent = indentation(text, marked.signature.start + fn_offset(text, marked));
+    if indentation(text, marked.body.end - 1) < fn_indent {
+        return false;
+    }
+    let first_of_line = |token: &&Token| {
+        let start = token.range.start;
+        start == 0 || text[..start].trim_end_matches([' ', '\t']).ends_with('\n')
+    };
+    !tokens
+        .iter()
+        .filter(|token| {
+            token.range.start > marked.body.start && token.range.end < marked.body.end
+        })
+        .filter(first_of_line)
+        .any(|token| {
+            let word = &text[token.range.clone()];
+            indentation(text, token.range.start) <= fn_indent
+                && (["fn", "pub", "impl"].contains(&word)
+                    || token.kind == TokenKind::Pound
+                    || word.starts_with("///"))
+        })
+}
+
+/// The byte of `marked`'s `fn` keyword, from the start of its signature.
+fn fn_offset(text: &str, marked: &Marked) -> usize {
+    let signature = text.get(marked.signature.clone()).unwrap_or_default();
+    tokens::tokens(signature)
+        .iter()
+        .find(|token| token.is_word(signature, "fn"))
+        .map_or(0, |token| token.range.start)
+}
+
+/// How many spaces and tabs open the line that holds byte `at`.
+fn indentation(text: &str, at: usize) -> usize {
+    let line_start = text[..at].rfind('\n').map_or(0, |nl| nl + 1);
+    text[line_start..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .count()
+}
+
+/// A marked function as its tokens show it.
+struct Found {
+    name: String,
+    doc: String,
+    /// The byte of its `fn` keyword.
+    fn_at: usize,
+    /// Its body, braces included; `None` when its `{` never closes.
+    body: Option<Range<usize>>,
+}
+
+/// The function whose doc comment, attributes or signature start at byte
+/// `from`: its name, doc comment, and body as the braces pair.
 fn marked_function(
     text: &str,
+    tokens: &[Token],
     from: usize,
-) -> Result<(String, String, Range<usize>), String> {
-    let mut offset = from;
+) -> Result<Found, String> {
+    const NOT_A_FUNCTION: &str = "a BUILD marker must stand right above a function";
     let mut doc = String::new();
-    for line in text[from..].split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        if let Some(doc_line) = trimmed.strip_prefix("///") {
-            let doc_line = doc_line.trim_end();
-            doc.push_str(doc_line.strip_prefix(' ').unwrap_or(doc_line));
-            doc.push('\n');
+    let mut brackets = 0usize;
+    let mut at = tokens.partition_point(|token| token.range.start < from);
+    let fn_at = loop {
+        let token = tokens.get(at).ok_or(NOT_A_FUNCTION)?;
+        at += 1;
+        let word = &text[token.range.clone()];
+        match token.kind {
+            TokenKind::LineComment {
+                doc_style: Some(DocStyle::Outer),
+            } if brackets == 0 => {
+                let line = word[3..].trim_end();
+                doc.push_str(line.strip_prefix(' ').unwrap_or(line));
+                doc.push('\n');
+            }
+            _ if token.is_trivia() => {}
+            // An attribute, `#[inline]`: skipped whole.
+            TokenKind::Pound => {}
+            TokenKind::OpenBracket => brackets += 1,
+            TokenKind::CloseBracket => brackets = brackets.saturating_sub(1),
+            _ if brackets > 0 => {}
+            TokenKind::Ident if word == "fn" => break token.range.start,
+            // `pub(crate) const async unsafe extern "C"`, before the `fn`.
+            TokenKind::Ident
+            | TokenKind::OpenParen
+            | TokenKind::CloseParen
+            | TokenKind::Literal { .. } => {}
+            _ => return Err(NOT_A_FUNCTION.to_owned()),
         }
-        if trimmed.starts_with("//") || trimmed.starts_with("#[") {
-            offset += line.len();
-            continue;
-        }
-        let fn_at = find_fn_keyword(line)
-            .ok_or("a BUILD marker must stand right above a function")?;
-        let after = &line[fn_at + 3..];
-        let name: String = after
-            .chars()
-            .take_while(|c| c.is_alphanumeric() || *c == '_')
-            .collect();
-        let open = body_start(text, offset + fn_at)?;
-        if text[offset + fn_at..open].contains("-> impl ") {
-            return Err(format!(
-                "`{name}` returns `impl Trait`, which `todo!()` cannot stand \
-                 in for: mark another function"
-            ));
-        }
-        let close = matching_brace(text, open)?;
-        return Ok((name, doc, open..close + 1));
+    };
+    let name = tokens[at..]
+        .iter()
+        .find(|token| token.kind == TokenKind::Ident)
+        .map(|token| text[token.range.clone()].to_owned())
+        .unwrap_or_default();
+    let open = body_start(tokens, at)?;
+    if text[fn_at..open].contains("-> impl ") {
+        return Err(format!(
+            "`{name}` returns `impl Trait`, which `todo!()` cannot stand \
+             in for: mark another function"
+        ));
     }
-    Err("a BUILD marker must stand right above a function".to_owned())
+    let body = matching_brace(tokens, open).map(|close| open..close);
+    Ok(Found {
+        name,
+        doc,
+        fn_at,
+        body,
+    })
 }
 
-/// Where ` fn ` (or a line's leading `fn `) is in a signature line.
-fn find_fn_keyword(line: &str) -> Option<usize> {
-    if line.trim_start().starts_with("fn ") {
-        return line.find("fn ");
-    }
-    line.find(" fn ").map(|at| at + 1)
-}
-
-/// The `{` that opens the body of the function whose `fn` is at `from`:
-/// the first brace outside parentheses (a signature holds none otherwise).
-fn body_start(text: &str, from: usize) -> Result<usize, String> {
+/// The byte of the `{` that opens the body of the function whose name
+/// follows token `from`: the first brace outside parentheses.
+fn body_start(tokens: &[Token], from: usize) -> Result<usize, String> {
     let mut depth = 0i32;
-    for (at, c) in text[from..].char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            '{' if depth == 0 => return Ok(from + at),
-            ';' if depth == 0 => break,
+    for token in &tokens[from..] {
+        match token.kind {
+            TokenKind::OpenParen => depth += 1,
+            TokenKind::CloseParen => depth -= 1,
+            TokenKind::OpenBrace if depth == 0 => return Ok(token.range.start),
+            TokenKind::Semi if depth == 0 => break,
             _ => {}
         }
     }
     Err("the marked function has no body".to_owned())
 }
 
-/// The `}` that closes the `{` at `open`, skipping braces in comments,
-/// strings and character literals.
-fn matching_brace(text: &str, open: usize) -> Result<usize, String> {
-    let bytes = text.as_bytes();
+/// The end of the `}` that closes the `{` at byte `open`, past every
+/// brace in a comment, a string or a character literal; `None` if none
+/// does.
+fn matching_brace(tokens: &[Token], open: usize) -> Option<usize> {
+    let from = tokens.partition_point(|token| token.range.start < open);
     let mut depth = 0usize;
-    let mut at = open;
-    while at < bytes.len() {
-        match bytes[at] {
-            b'{' => depth += 1,
-            b'}' => {
+    for token in &tokens[from..] {
+        match token.kind {
+            TokenKind::OpenBrace => depth += 1,
+            TokenKind::CloseBrace => {
                 depth -= 1;
                 if depth == 0 {
-                    return Ok(at);
-                }
-            }
-            b'/' if bytes.get(at + 1) == Some(&b'/') => {
-                while at < bytes.len() && bytes[at] != b'\n' {
-                    at += 1;
-                }
-            }
-            b'"' => {
-                at += 1;
-                while at < bytes.len() && bytes[at] != b'"' {
-                    at += if bytes[at] == b'\\' { 2 } else { 1 };
-                }
-            }
-            // A character literal (`'{'`, `'\n'`), not a lifetime (`'a`).
-            b'\'' if bytes.get(at + 2) == Some(&b'\'') => at += 2,
-            b'\'' if bytes.get(at + 1) == Some(&b'\\') => {
-                at += 2;
-                while at < bytes.len() && bytes[at] != b'\'' {
-                    at += 1;
+                    return Some(token.range.end);
                 }
             }
             _ => {}
         }
-        at += 1;
     }
-    Err("the marked function's body never closes".to_owned())
+    None
 }
 
 /// The type of the last unindented `impl` block before a method:
@@ -294,6 +409,12 @@ pub fn track(step_dir: &Path, step: u32) -> Result<Vec<Marked>, String> {
             .map_err(|err| format!("could not read {file}: {err}"))?;
         all.extend(markers_in(&file, &text)?);
     }
+    numbered(all, step)
+}
+
+/// `all`, the marked functions of step `step`, in track order, checked:
+/// numbered 1 to n with no gap, and each citing chapter `step`.
+pub fn numbered(mut all: Vec<Marked>, step: u32) -> Result<Vec<Marked>, String> {
     all.sort_by_key(|marked| marked.order);
     let total = all.len();
     for (index, marked) in all.iter().enumerate() {
@@ -364,7 +485,7 @@ pub fn is_the_blank(marked: &Marked, body: &str) -> bool {
 /// still in its code (a match arm left for later). A `todo!()` that a
 /// comment mentions is not one.
 pub fn is_unfinished(marked: &Marked, body: &str) -> bool {
-    is_the_blank(marked, body) || code_only(body).contains("todo!(")
+    is_the_blank(marked, body) || tokens::code_only(body).contains("todo!(")
 }
 
 /// `code` without its spaces and line breaks.
@@ -372,165 +493,5 @@ pub fn without_spaces(code: &str) -> String {
     code.split_whitespace().collect()
 }
 
-/// `code` without its comments, and with the text of its string literals
-/// emptied: what the compiler runs, for a search that must not be fooled
-/// by a comment (`// was a todo!()`) or a message.
-fn code_only(code: &str) -> String {
-    let mut kept = String::with_capacity(code.len());
-    let mut chars = code.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('/', Some('/')) => {
-                while chars.next_if(|next| *next != '\n').is_some() {}
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                let mut last = ' ';
-                for next in chars.by_ref() {
-                    if last == '*' && next == '/' {
-                        break;
-                    }
-                    last = next;
-                }
-            }
-            ('"', _) => {
-                kept.push('"');
-                while let Some(next) = chars.next() {
-                    match next {
-                        '\\' => {
-                            chars.next();
-                        }
-                        '"' => break,
-                        _ => {}
-                    }
-                }
-                kept.push('"');
-            }
-            _ => kept.push(c),
-        }
-    }
-    kept
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const FILE: &str = "impl<T> Thing<T> {\n    \
-        // BUILD 1/1: chapter 3, \"The code\"; test step03_a::b\n    \
-        /// Docs with a } brace.\n    \
-        pub fn call_at(\n        &self,\n        f: impl FnOnce() + 'static,\n    \
-        ) {\n        let c = '}';\n        let s = \"{\";\n        \
-        if true { f() }\n    }\n}\n";
-
-    #[test]
-    fn a_marker_finds_its_method_and_whole_body() {
-        let found = markers_in("src/lib.rs", FILE).unwrap();
-        assert_eq!(found.len(), 1);
-        let marked = &found[0];
-        assert_eq!(marked.function, "Thing::call_at");
-        assert_eq!(marked.test, "step03_a::b");
-        assert_eq!(marked.section, "The code");
-        assert!(FILE[marked.body.clone()].ends_with("if true { f() }\n    }"));
-    }
-
-    #[test]
-    fn blanking_keeps_the_signature_and_says_where_to_read() {
-        let found = markers_in("src/lib.rs", FILE).unwrap();
-        let out = blanked(FILE, &[&found[0]]);
-        assert!(out.contains(
-            ") {\n        todo!(\"write `Thing::call_at`: see chapter 3, \
-             section \\\"The code\\\"\")\n    }\n}\n"
-        ));
-        let again = markers_in("src/lib.rs", &out).unwrap();
-        assert!(is_the_blank(&again[0], &out[again[0].body.clone()]));
-        assert_eq!(
-            again[0].doc, "Docs with a } brace.\n",
-            "start keeps the doc"
-        );
-    }
-
-    #[test]
-    fn a_marked_function_without_a_doc_comment_has_an_empty_doc() {
-        let bare = "impl Ord for Timer {\n    \
-            // BUILD 1/1: chapter 3, \"T\"; test a::b\n    \
-            // ANCHOR: cmp\n    \
-            #[inline]\n    \
-            fn cmp(&self, other: &Self) -> Ordering {\n        \
-            /// Not a doc comment: inside the body.\n        \
-            todo!()\n    }\n}\n";
-        let found = markers_in("src/lib.rs", bare).unwrap();
-        assert_eq!(found[0].function, "Timer::cmp");
-        assert_eq!(found[0].doc, "");
-        let documented =
-            bare.replace("#[inline]", "/// Orders.\n    ///\n    #[inline]");
-        let found = markers_in("src/lib.rs", &documented).unwrap();
-        assert_eq!(found[0].doc, "Orders.\n\n");
-    }
-
-    #[test]
-    fn impl_trait_returns_and_malformed_markers_are_refused() {
-        let returns = "// BUILD 1/1: chapter 8, \"T\"; test a::b\n\
-                       fn f() -> impl Future<Output = ()> {\n    async {}\n}\n";
-        assert!(
-            markers_in("x.rs", returns)
-                .unwrap_err()
-                .contains("impl Trait")
-        );
-        let bad = "// BUILD one: chapter 8\nfn f() {}\n";
-        assert!(markers_in("x.rs", bad).is_err());
-    }
-
-    /// The blank `start` writes for the one function of `FILE`, and that
-    /// function's marker as found in `text`.
-    fn blank_and_marker(text_of: impl Fn(&str) -> String) -> (String, Marked) {
-        let found = markers_in("src/lib.rs", FILE).unwrap();
-        let blank = blanked(FILE, &[&found[0]]);
-        let text = text_of(&blank);
-        let marked = markers_in("src/lib.rs", &text).unwrap().remove(0);
-        (text, marked)
-    }
-
-    #[test]
-    fn only_the_exact_blank_is_blank_and_formatting_changes_nothing() {
-        let (text, marked) =
-            blank_and_marker(|blank| blank.replace("    todo!", "todo!"));
-        let body = &text[marked.body.clone()];
-        assert!(is_the_blank(&marked, body), "{body}");
-        assert!(is_unfinished(&marked, body));
-        let (text, marked) =
-            blank_and_marker(|blank| blank.replace("todo!(", "let x = 1;\n todo!("));
-        let body = &text[marked.body.clone()];
-        assert!(
-            !is_the_blank(&marked, body),
-            "a line written above the todo!()"
-        );
-        assert!(is_unfinished(&marked, body));
-    }
-
-    #[test]
-    fn work_with_a_todo_left_for_later_is_unfinished_work() {
-        let half = "{\n        match x {\n            1 => f(),\n                                _ => todo!(\"later\"),\n        }\n    }";
-        let (text, marked) = blank_and_marker(|blank| {
-            let found = markers_in("src/lib.rs", blank).unwrap();
-            let mut text = blank.to_owned();
-            text.replace_range(found[0].body.clone(), half);
-            text
-        });
-        let body = &text[marked.body.clone()];
-        assert!(!is_the_blank(&marked, body));
-        assert!(is_unfinished(&marked, body));
-    }
-
-    #[test]
-    fn a_todo_in_a_comment_or_a_string_is_not_unfinished() {
-        let found = markers_in("src/lib.rs", FILE).unwrap();
-        for body in [
-            "{\n        // was a todo!() until I wrote it\n        f()\n    }",
-            "{\n        /* the todo!( is gone */ f()\n    }",
-            "{\n        println!(\"no todo!( here \\\" still\");\n    }",
-        ] {
-            assert!(!is_unfinished(&found[0], body), "{body}");
-        }
-    }
-}
+mod tests;
