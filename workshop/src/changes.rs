@@ -5,16 +5,20 @@
 //!
 //! A chapter's exercises change files beside the track (`main.rs`, a
 //! `drop` in `sleep.rs`), and a participant may delete or add a file: all
-//! of it counts, not only the marked functions.
+//! of it counts, not only the marked functions. What an editor does on its
+//! own counts for less: spacing, a byte order mark and a `use` line that
+//! rust-analyzer adds, a backup file beside the source (`lib.rs~`,
+//! `lib_old.rs`) cannot make a test fail, so they never stop `check` from
+//! blaming a function.
 
 use std::fmt::Write as _;
 use std::fs;
+use std::path::Path;
 
 use crate::authors::{self, to_lf, usual_ending, with_ending};
-use crate::track::{self, Marked};
-use similar::TextDiff;
-
-use crate::step::Step;
+use crate::step::{self, Step};
+use crate::track::{self, Marked, tokens};
+use similar::{DiffTag, TextDiff};
 
 /// One file of the step folder that is not as the authors wrote it.
 #[derive(Debug, PartialEq, Eq)]
@@ -29,10 +33,11 @@ pub enum What {
     /// The authors' file, changed.
     Changed {
         /// The marked functions that are neither the authors' nor the
-        /// blank `start` wrote: the participant's, finished or not.
+        /// blank `start` wrote: the participant's, finished or not, notes
+        /// around a blank body included.
         written: Vec<String>,
-        /// Whether lines outside the marked functions changed.
-        other_lines: bool,
+        /// How the lines outside the marked functions differ.
+        outside: Outside,
     },
     /// Only line endings differ: some lines end otherwise than most.
     LineEndings,
@@ -42,47 +47,117 @@ pub enum What {
     Added,
 }
 
+/// How the lines outside the marked functions of a changed file differ.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Outside {
+    Same,
+    /// In spacing only: blank lines, indentation, a byte order mark.
+    /// Nobody's work, and nothing a test could fail on.
+    Spacing,
+    /// In comments or `use` lines only (an editor's auto-import): the
+    /// participant's, but nothing a test could fail on.
+    Notes,
+    /// In code: the file's lines (counting from 1) that differ.
+    Code(Vec<usize>),
+}
+
 impl FileChange {
     /// Whether putting the file back throws away something someone wrote:
-    /// blanks are what `start` made, and a deleted file or line endings
-    /// hold nothing of theirs.
+    /// blanks are what `start` made, and a deleted file, line endings or
+    /// spacing hold nothing of theirs.
     pub fn is_work(&self) -> bool {
         match &self.what {
-            What::Changed {
-                written,
-                other_lines,
-            } => !written.is_empty() || *other_lines,
+            What::Changed { written, outside } => {
+                !written.is_empty()
+                    || matches!(outside, Outside::Notes | Outside::Code(_))
+            }
             What::Added => true,
             What::LineEndings | What::Deleted => false,
         }
     }
 
-    /// Whether it lies outside the functions a participant writes.
+    /// Whether it lies outside the functions a participant writes, in
+    /// more than spacing: what `status` counts.
     pub fn is_outside_track(&self) -> bool {
         match &self.what {
-            What::Changed { other_lines, .. } => *other_lines,
+            What::Changed { outside, .. } => {
+                matches!(outside, Outside::Notes | Outside::Code(_))
+            }
             What::Added | What::Deleted => true,
+            What::LineEndings => false,
+        }
+    }
+
+    /// Whether a failing test may come from it rather than from a marked
+    /// function: code changed outside them, a file deleted, or a file
+    /// added that Cargo builds without being told (`build.rs`, a program
+    /// in `src/bin/`, an example, a test). An added file no `mod` line
+    /// names (`lib_old.rs`, an editor's `lib.rs~`) is never compiled.
+    pub fn may_fail_tests(&self) -> bool {
+        match &self.what {
+            What::Changed { outside, .. } => matches!(outside, Outside::Code(_)),
+            What::Deleted => true,
+            What::Added => cargo_builds_alone(&self.file),
             What::LineEndings => false,
         }
     }
 
     pub fn describe(&self) -> String {
         match &self.what {
-            What::Changed {
-                written,
-                other_lines,
-            } => match (written.is_empty(), other_lines) {
-                (false, false) => format!("your {}", written.join(", ")),
-                (false, true) => {
-                    format!("your {} and other lines", written.join(", "))
+            What::Changed { written, outside } => {
+                let mut parts = Vec::new();
+                if !written.is_empty() {
+                    parts.push(format!("your {}", written.join(", ")));
                 }
-                (true, true) => "lines outside the marked functions".to_owned(),
-                (true, false) => "blanked functions".to_owned(),
-            },
+                match outside {
+                    Outside::Same => {}
+                    Outside::Spacing => {
+                        parts.push("spacing outside them".to_owned());
+                    }
+                    Outside::Notes => parts.push(
+                        "comments or `use` lines outside the marked functions"
+                            .to_owned(),
+                    ),
+                    Outside::Code(lines) => parts.push(format!(
+                        "{} outside the marked functions",
+                        line_numbers(lines)
+                    )),
+                }
+                if parts.is_empty() {
+                    "blanked functions".to_owned()
+                } else {
+                    parts.join(" and ")
+                }
+            }
             What::LineEndings => "line endings only".to_owned(),
             What::Deleted => "deleted".to_owned(),
             What::Added => "a file the authors do not have".to_owned(),
         }
+    }
+}
+
+/// Whether Cargo compiles `file`, a path in a step folder, with no `mod`
+/// line naming it.
+fn cargo_builds_alone(file: &str) -> bool {
+    let rust = Path::new(file).extension().is_some_and(|ext| ext == "rs");
+    file == "build.rs"
+        || file == "Cargo.toml"
+        || (rust
+            && ["src/bin/", "examples/", "tests/", "benches/"]
+                .iter()
+                .any(|folder| file.starts_with(folder)))
+        || file == "src/main.rs"
+        || file == "src/lib.rs"
+}
+
+/// `line 12`, `lines 12 and 40`, `lines 3, 7, 9 and 4 more`.
+fn line_numbers(lines: &[usize]) -> String {
+    let shown: Vec<String> = lines.iter().take(3).map(usize::to_string).collect();
+    match (lines.len(), shown.as_slice()) {
+        (1, [one]) => format!("line {one}"),
+        (2, [a, b]) => format!("lines {a} and {b}"),
+        (3, [a, b, c]) => format!("lines {a}, {b} and {c}"),
+        (n, _) => format!("lines {} and {} more", shown.join(", "), n - 3),
     }
 }
 
@@ -130,69 +205,151 @@ fn changed(file: &str, before: &str, after: &str) -> What {
     ) else {
         return What::Changed {
             written: Vec::new(),
-            other_lines: true,
+            outside: Outside::Code(differing_lines(before, after, &[])),
         };
     };
     let written: Vec<String> = new
         .iter()
-        .filter(|n| {
-            let body = &after[n.body.clone()];
-            let theirs = old.iter().find(|o| o.function == n.function);
-            !track::is_the_blank(n, body)
-                && theirs.is_none_or(|o| before[o.whole()] != after[n.whole()])
+        .filter(|now| {
+            old.iter()
+                .find(|theirs| theirs.function == now.function)
+                .is_none_or(|theirs| {
+                    step::stage_of(now, after, theirs, before).is_work()
+                })
         })
-        .map(|n| format!("`{}`", n.function))
+        .map(|now| format!("`{}`", now.function))
         .collect();
-    let outside = |text: &str, marks: &[Marked]| {
-        let mut rest = text.to_owned();
-        for mark in marks.iter().rev() {
-            rest.replace_range(mark.whole(), "");
-        }
-        rest
+    let (was, is) = (outside(before, &old), outside(after, &new));
+    let outside = if was == is {
+        Outside::Same
+    } else if spacing_aside(&was) == spacing_aside(&is) {
+        Outside::Spacing
+    } else if code_but_imports(&was) == code_but_imports(&is) {
+        Outside::Notes
+    } else {
+        Outside::Code(differing_lines(before, after, &new))
     };
-    What::Changed {
-        written,
-        other_lines: outside(before, &old) != outside(after, &new),
-    }
+    What::Changed { written, outside }
 }
 
-/// The changes outside the functions a participant writes, one line each
-/// (`step01-while-loop/src/main.rs: lines outside …`).
+/// `text` without the marked functions (`marks`, found in it).
+fn outside(text: &str, marks: &[Marked]) -> String {
+    let mut rest = text.to_owned();
+    for mark in marks.iter().rev() {
+        rest.replace_range(mark.whole(), "");
+    }
+    rest
+}
+
+/// `text` without its spaces, line breaks and byte order mark.
+fn spacing_aside(text: &str) -> String {
+    track::without_spaces(text.trim_start_matches('\u{feff}'))
+}
+
+/// The tokens of `code` that the compiler runs, without its `use` items:
+/// what an import an editor added, a comment or spacing leave as it was.
+fn code_but_imports(code: &str) -> Vec<&str> {
+    let mut kept = Vec::new();
+    let mut in_use = false;
+    for token in tokens::significant(code) {
+        match token {
+            "use" => in_use = true,
+            ";" if in_use => in_use = false,
+            _ if in_use => {}
+            _ => kept.push(token),
+        }
+    }
+    kept
+}
+
+/// The lines of `after` (counting from 1) that differ from `before`,
+/// outside `marks` (found in `after`) and but for blank ones; where lines
+/// were deleted, the line below them.
+fn differing_lines(before: &str, after: &str, marks: &[Marked]) -> Vec<usize> {
+    let inside = |line: usize| {
+        marks.iter().any(|mark| {
+            let first = after[..mark.whole().start].matches('\n').count();
+            let last = after[..mark.whole().end].matches('\n').count();
+            (first..=last).contains(&line)
+        })
+    };
+    let after_lines: Vec<&str> = after.lines().collect();
+    let mut lines = Vec::new();
+    for op in TextDiff::from_lines(before, after).ops() {
+        let range = op.new_range();
+        let changed: Vec<usize> = match op.tag() {
+            DiffTag::Equal => continue,
+            DiffTag::Delete => vec![range.start],
+            DiffTag::Insert | DiffTag::Replace => range.collect(),
+        };
+        lines.extend(changed.into_iter().filter(|line| {
+            !inside(*line)
+                && after_lines.get(*line).is_none_or(|text| !text.trim().is_empty())
+        }));
+    }
+    lines.dedup();
+    lines.into_iter().map(|line| line + 1).collect()
+}
+
+/// The changes outside the functions a participant writes, more than
+/// spacing, one line each (`step01-while-loop/src/main.rs: lines …`).
 pub fn outside_track(step: &Step) -> Vec<String> {
-    outside_changes(step)
+    changes(step)
         .iter()
+        .filter(|change| change.is_outside_track())
         .map(|change| {
             format!("{}/{}: {}", step.folder, change.file, change.describe())
         })
         .collect()
 }
 
-fn outside_changes(step: &Step) -> Vec<FileChange> {
-    changes(step)
-        .into_iter()
-        .filter(FileChange::is_outside_track)
-        .collect()
-}
-
 /// What `check` says before blaming any function, when files or lines
-/// outside them differ from the authors' version; `None` when none do.
+/// outside them differ from the authors' version in a way that may make
+/// a test fail; `None` when none do. It names the lines, and offers a
+/// `reset` only of a file that holds none of the participant's functions.
 pub fn before_blaming(step: &Step) -> Option<String> {
-    let outside = outside_changes(step);
     let n = step.number;
-    let (file, it) = match outside.as_slice() {
-        [] => return None,
-        [one] => (one.file.as_str(), "it"),
-        _ => ("FILE", "one file"),
-    };
+    let mut named = String::new();
+    for change in changes(step).iter().filter(|change| change.may_fail_tests()) {
+        let file = &change.file;
+        let _ = writeln!(named, "  {}/{file}: {}", step.folder, change.describe());
+        if let What::Changed { outside: Outside::Code(lines), .. } = &change.what {
+            let text = to_lf(&step.read(file));
+            let all: Vec<&str> = text.lines().collect();
+            for line in lines.iter().take(3) {
+                let shown = all.get(line - 1).map_or("", |text| text.trim());
+                let _ = writeln!(named, "    {line}: {shown}");
+            }
+        }
+        let _ = writeln!(named, "    {}", what_to_do(n, change));
+    }
+    if named.is_empty() {
+        return None;
+    }
     Some(format!(
         "Step {n} differs from the authors' version outside the functions you \
-         write:\n  {}\nThe failing tests may come from there rather than from \
-         your functions, so no function is blamed yet. `cargo workshop diff \
-         {n}` shows the changes; `cargo workshop reset {n} {file}` puts {it} \
-         back as the authors wrote it (add --force if it holds work of yours: \
-         that goes too).",
-        outside_track(step).join("\n  "),
+         write:\n{named}The failing tests may come from there rather than from \
+         your functions, so no function is blamed yet (`cargo workshop diff \
+         {n}` shows every change)."
     ))
+}
+
+/// How to put back one change that may make a test fail, without losing
+/// a function the participant wrote.
+fn what_to_do(n: u32, change: &FileChange) -> String {
+    let file = &change.file;
+    match &change.what {
+        What::Changed { written, .. } if !written.is_empty() => format!(
+            "Put those lines back as the authors wrote them, by hand: `cargo \
+             workshop diff {n} {file}` shows theirs (a reset of the file would \
+             take your {} with it).",
+            written.join(", ")
+        ),
+        What::Added => "Cargo builds it without being told: move it out of \
+                        the step folder if it is not meant to be built."
+            .to_owned(),
+        _ => format!("`cargo workshop reset {n} {file}` puts it back as the authors wrote it."),
+    }
 }
 
 /// Each changed file of the step folder (or of `only`) and what changed in
@@ -255,143 +412,4 @@ pub fn remove_added(step: &Step, file: &str) -> Result<(), String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::path::{Path, PathBuf};
-
-    use super::*;
-    use crate::commands::start::start;
-    use crate::commands::status::{fingerprint, step_status};
-    use crate::commands::write;
-
-    /// A workshop of one step, step 1, copied from this one with its stored
-    /// authors' version, in a folder of its own.
-    struct Scratch {
-        root: PathBuf,
-    }
-
-    impl Scratch {
-        fn new(name: &str) -> Scratch {
-            let from = crate::workspace_root();
-            let root = std::env::temp_dir()
-                .join(format!("workshop-unit-{name}-{}", std::process::id()));
-            let _ = fs::remove_dir_all(&root);
-            let folder = "step01-while-loop";
-            let stored = authors::read_stored(&from, folder).expect("step 1's copy");
-            for (file, text) in &stored {
-                write(&root.join(folder).join(file), text).unwrap();
-            }
-            write(
-                &authors::stored_copy(&root, folder),
-                &authors::encode(folder, &stored),
-            )
-            .unwrap();
-            fs::copy(from.join("Cargo.toml"), root.join("Cargo.toml")).unwrap();
-            Scratch { root }
-        }
-
-        fn step(&self) -> Step {
-            Step::find(&self.root, "1").expect("step 1")
-        }
-
-        fn edit(&self, file: &Path, from: &str, to: &str) {
-            let path = self.step().dir().join(file);
-            let text = fs::read_to_string(&path).unwrap();
-            assert!(text.contains(from), "{from:?} is not in {}", path.display());
-            fs::write(&path, text.replacen(from, to, 1)).unwrap();
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.root);
-        }
-    }
-
-    #[test]
-    fn an_edit_beside_the_track_is_named_before_any_function_is_blamed() {
-        let scratch = Scratch::new("beside");
-        assert_eq!(before_blaming(&scratch.step()), None);
-        scratch.edit(
-            Path::new("src/main.rs"),
-            "println!(",
-            "println!(\"mine\");\n    println!(",
-        );
-        let said = before_blaming(&scratch.step()).expect("main.rs is named");
-        assert!(
-            said.contains(
-                "step01-while-loop/src/main.rs: lines outside the marked functions"
-            ),
-            "{said}"
-        );
-        assert!(said.contains("`cargo workshop diff 1`"), "{said}");
-        assert!(
-            said.contains("`cargo workshop reset 1 src/main.rs` puts it back"),
-            "{said}"
-        );
-    }
-
-    #[test]
-    fn a_signature_written_otherwise_is_the_functions_not_a_line_beside_it() {
-        let scratch = Scratch::new("signature");
-        let lib = Path::new("src/lib.rs");
-        // A participant's own name for the argument, and the body to suit.
-        scratch.edit(
-            lib,
-            "pub fn push(&mut self, callback: Callback)",
-            "pub fn push(&mut self, job: Callback)",
-        );
-        let text = scratch.step().read("src/lib.rs");
-        let at = text.find("pub fn push").expect("push");
-        let body = at + text[at..].find('{').expect("its body");
-        let renamed = text[body..].replacen("callback", "job", 1);
-        fs::write(
-            scratch.step().dir().join(lib),
-            format!("{}{renamed}", &text[..body]),
-        )
-        .unwrap();
-        assert_eq!(before_blaming(&scratch.step()), None);
-        let change = changes(&scratch.step())
-            .into_iter()
-            .find(|change| change.file == "src/lib.rs")
-            .expect("lib.rs changed");
-        assert_eq!(
-            change.what,
-            What::Changed {
-                written: vec!["`EventLoop::push`".to_owned()],
-                other_lines: false,
-            }
-        );
-    }
-
-    #[test]
-    fn the_names_of_changed_files_say_what_changed_but_not_how() {
-        let scratch = Scratch::new("names");
-        let step = scratch.step();
-        assert!(changed_files(&step, &[]).is_empty());
-        scratch.edit(Path::new("src/lib.rs"), "self.ready", "self.ready ");
-        let names = changed_files(&step, &[]);
-        assert_eq!(
-            names,
-            ["step01-while-loop/src/lib.rs: your `EventLoop::push`"],
-            "{names:?}"
-        );
-        assert!(changed_files(&step, &["src/main.rs".to_owned()]).is_empty());
-    }
-
-    #[test]
-    fn done_holds_only_while_nothing_in_the_step_changes() {
-        let scratch = Scratch::new("done");
-        let step = scratch.step();
-        start(&step, false).expect("step 1 starts");
-        // What `check` notes when the step passes.
-        write(&step.state().join("passed"), &fingerprint(&step)).unwrap();
-        assert_eq!(step_status(&step).unwrap(), "done: check passes");
-        scratch.edit(
-            Path::new("src/main.rs"),
-            "println!(",
-            "println!(\"mine\");\n    println!(",
-        );
-        let status = step_status(&step).unwrap();
-        assert!(status.starts_with("started: 0 of"), "{status}");
-    }
-}
+mod tests;
