@@ -46,15 +46,31 @@ pub fn stored_copy(root: &Path, folder: &str) -> PathBuf {
 
 /// The files of a step folder that belong to the step, relative and
 /// sorted: everything but build output (`target/`) and hidden files (an
-/// editor's swap file, `.DS_Store`).
+/// editor's swap file, `.DS_Store`). A symbolic link is one entry of its
+/// own, never followed: what it points to may lie outside the workshop,
+/// and `reset` removes the link, not that.
 pub fn step_files(step_dir: &Path) -> Vec<String> {
-    crate::files_below(step_dir)
-        .into_iter()
-        .filter(|file| {
-            !file.starts_with("target/")
-                && !file.split('/').any(|part| part.starts_with('.'))
-        })
-        .collect()
+    let mut files = Vec::new();
+    let mut pending = vec![step_dir.to_path_buf()];
+    while let Some(current) = pending.pop() {
+        for entry in fs::read_dir(&current).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let Ok(relative) = path.strip_prefix(step_dir) else {
+                continue;
+            };
+            let file = crate::with_slashes(relative);
+            if file == "target" || file.split('/').any(|part| part.starts_with('.')) {
+                continue;
+            }
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                pending.push(path);
+            } else {
+                files.push(file);
+            }
+        }
+    }
+    files.sort();
+    files
 }
 
 /// The step folder's files as they are, line endings made LF.

@@ -397,10 +397,30 @@ pub fn diff(step: &Step, only: &[String]) -> String {
     out
 }
 
-/// Removes `file` of the step, and the folders it leaves empty in it.
+/// Removes `file` of the step, and the folders it leaves empty in it. A
+/// symbolic link is removed, never what it points to, and nothing outside
+/// the step folder is touched.
 pub fn remove_added(step: &Step, file: &str) -> Result<(), String> {
     let path = step.dir().join(file);
-    fs::remove_file(&path).map_err(|err| format!("{}: {err}", path.display()))?;
+    let shown = |err: std::io::Error| format!("{}: {err}", path.display());
+    inside_the_step(step, &path)?;
+    let link = fs::symlink_metadata(&path).map_err(shown)?;
+    if link.is_dir() {
+        return Err(format!(
+            "{} is a folder, not a file: `reset` removes files only",
+            path.display()
+        ));
+    }
+    // A link to a folder is a file on Unix, a folder on Windows.
+    fs::remove_file(&path)
+        .or_else(|err| {
+            if link.file_type().is_symlink() {
+                fs::remove_dir(&path)
+            } else {
+                Err(err)
+            }
+        })
+        .map_err(shown)?;
     let mut dir = path.parent();
     while let Some(folder) = dir {
         if folder == step.dir() || fs::remove_dir(folder).is_err() {
@@ -409,6 +429,33 @@ pub fn remove_added(step: &Step, file: &str) -> Result<(), String> {
         dir = folder.parent();
     }
     Ok(())
+}
+
+/// Refuses `path` when the folder that holds it is not inside the step
+/// folder once links are followed (a linked folder on the way to it).
+pub fn inside_the_step(step: &Step, path: &Path) -> Result<(), String> {
+    // The nearest folder that is there: one not made yet is made in it.
+    let Some(real) = path
+        .ancestors()
+        .skip(1)
+        .find_map(|folder| fs::canonicalize(folder).ok())
+    else {
+        return Ok(());
+    };
+    let Ok(step_dir) = fs::canonicalize(step.dir()) else {
+        return Ok(());
+    };
+    if real.starts_with(&step_dir) {
+        return Ok(());
+    }
+    Err(format!(
+        "{} lies outside {} once its links are followed (it is in {}): \
+         `cargo workshop` changes nothing outside the workshop. Remove the \
+         link, or put the file back by hand.",
+        path.display(),
+        step.folder,
+        real.display()
+    ))
 }
 
 #[cfg(test)]

@@ -22,12 +22,15 @@ usage: cargo workshop <command>
                      how step N differs from the authors' version
   status             which steps are started, which are done
   times [--csv]      when you started each step, minutes to each function
-  freeze [N...]      store the authors' version of the steps (for authors)
-  verify [N...]      prove the tracks (for CI): start, check each function, reset
-  pack DIR           the workshop to build offline, in DIR and DIR.zip (teachers)
   help [COMMAND]     this, or what COMMAND does
 
-Run it anywhere inside your copy of the workshop (a clone or a download).";
+Run it anywhere inside your copy of the workshop (a clone or a download).
+
+For the teacher and the workshop's authors (CONTRIBUTING.md), not for a
+participant's copy:
+  pack DIR           the workshop to build offline, in DIR and DIR.zip
+  verify [N...]      prove the tracks (for CI): start, check each function, reset
+  freeze [N...]      store the steps as the authors' version, in their repository";
 
 /// What `help COMMAND` and `COMMAND --help` print.
 fn command_help(command: &str) -> Option<&'static str> {

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::changes;
-use crate::commands::{Words, normal_file};
+use crate::commands::{Words, step_file};
 use crate::step::{Step, find_root};
 
 pub const HELP: &str = "usage: cargo workshop diff N [FILE...] [--names]\n\n\
@@ -19,7 +19,18 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let words = Words::parse(args, &["--names"], HELP)?;
     let (n, files) = words.step_and_rest("diff", HELP)?;
     let step = Step::find(&find_root(here)?, n)?;
-    let files: Vec<String> = files.iter().map(|f| normal_file(f)).collect();
+    let files: Vec<String> =
+        files.iter().map(|file| step_file(&step, here, file)).collect();
+    if let Some(unknown) = files.iter().find(|file| {
+        !step.authors.contains_key(*file) && !step.dir().join(file).exists()
+    }) {
+        return Err(format!(
+            "{}/{unknown} is neither the authors' nor yours: name files from \
+             the step folder (src/lib.rs) or from where you are \
+             ({}/src/lib.rs from the workshop's folder)",
+            step.folder, step.folder
+        ));
+    }
     let shown = if words.has("--names") {
         changes::changed_files(&step, &files)
             .iter()
@@ -27,10 +38,19 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     } else {
         changes::diff(&step, &files)
     };
-    if shown.is_empty() {
+    if !shown.is_empty() {
+        print!("{shown}");
+    } else if files.is_empty() {
         println!("Step {} is as the authors wrote it.", step.number);
     } else {
-        print!("{shown}");
+        let named: Vec<String> =
+            files.iter().map(|file| format!("{}/{file}", step.folder)).collect();
+        println!(
+            "{} {} as the authors wrote {}.",
+            named.join(", "),
+            if named.len() == 1 { "is" } else { "are" },
+            if named.len() == 1 { "it" } else { "them" },
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

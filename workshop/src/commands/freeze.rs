@@ -2,11 +2,13 @@
 //! as they are in `tests/authors/`, the authors' version that every other
 //! command and the book compare with.
 
+use std::collections::BTreeSet;
 use std::fs;
-use std::path::Path;
-use std::process::ExitCode;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
 
 use crate::authors;
+use crate::commands::times::{self, Event};
 use crate::commands::{Words, write};
 use crate::step::{Authors, Step, find_root, step_folders};
 use crate::track;
@@ -16,7 +18,10 @@ pub const HELP: &str = "usage: cargo workshop freeze [N...]\n\n\
              (or those of\nthe steps named) in tests/authors/, as the authors' \
              version that start,\ncheck, reset, status and the book compare \
              with. Run it after changing a\nstep, and commit tests/authors/. \
-             Refuses a step with a blank function.";
+             Refuses a step with a blank function,\na step started here with \
+             `cargo workshop start`, and any copy that is not a git\n\
+             repository of its own (a ZIP, a pack, a folder of a course's \
+             repository).";
 
 pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let words = Words::parse(args, &[], HELP)?;
@@ -31,6 +36,7 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
 fn freeze(root: &Path, numbers: &[&str]) -> Result<String, String> {
     let all = numbers.is_empty();
     let wanted = steps_named(root, numbers);
+    authors_repository(root, &wanted)?;
     let mut steps = Vec::new();
     for n in &wanted {
         let step = Step::find_with(root, n, &Authors::Files(root.to_path_buf()))?;
@@ -74,6 +80,61 @@ fn freeze(root: &Path, numbers: &[&str]) -> Result<String, String> {
         }
     }
     Ok(said.join("\n"))
+}
+
+/// Refuses a copy that is not the authors' own repository. What sets the
+/// authors apart is not the files (a participant's Timer::cmp looks like
+/// an author's fix) but where they work and how the files came there:
+/// the authors change steps in the workshop's own git repository, where
+/// tests/authors/ is committed and a wrong freeze is undone with `git
+/// checkout`; a participant works in a copy without git of its own (a
+/// ZIP, a pack, a course's repository, where tests/authors/ is the only
+/// copy of the authors' version) or writes functions after `cargo
+/// workshop start`, which `.workshop/times.csv` records.
+fn authors_repository(root: &Path, wanted: &[String]) -> Result<(), String> {
+    const WHAT: &str = "`freeze` stores the steps as the authors' version, \
+        which start, check, reset, status and the book compare your files \
+        with; it is for the workshop's authors, in its own git repository";
+    let top = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-parse", "--show-toplevel"])
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()));
+    let same = |a: &Path, b: &Path| {
+        fs::canonicalize(a).ok().is_some_and(|a| fs::canonicalize(b).ok() == Some(a))
+    };
+    if !top.is_some_and(|top| same(&top, root)) {
+        return Err(format!(
+            "{WHAT}. This copy is not a git repository of its own (a ZIP \
+             download, a pack, or a folder of a course's repository), so \
+             tests/authors/ here is the only copy of the authors' version, \
+             and nothing was stored. To change a step for everyone, change it \
+             in a clone of the workshop's repository (CONTRIBUTING.md)."
+        ));
+    }
+    let started: Vec<String> = times::read(root)
+        .iter()
+        .filter(|note| matches!(note.event, Event::Started))
+        .map(|note| note.step.to_string())
+        .filter(|step| wanted.contains(step))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if !started.is_empty() {
+        return Err(format!(
+            "{WHAT}. Step {} was started here with `cargo workshop start` \
+             (.workshop/times.csv records it): the functions in it are a \
+             participant's, and nothing was stored. `cargo workshop reset N` \
+             puts a step back. An author who only tried the track here \
+             removes .workshop/ and runs freeze again.",
+            started.join(", ")
+        ));
+    }
+    Ok(())
 }
 
 /// The steps a command names, or every step if it names none.

@@ -8,6 +8,8 @@
 use std::fs;
 use std::path::Path;
 
+use crate::step::Step;
+
 pub mod check;
 pub mod diff;
 pub mod freeze;
@@ -95,12 +97,40 @@ pub fn write(path: &Path, text: &str) -> Result<(), String> {
     fs::write(path, text).map_err(|err| format!("{}: {err}", path.display()))
 }
 
+/// Writes `text` to `file` of the step as a file of its own: a symbolic
+/// link there is removed first, never written through, and nothing is
+/// written outside the step folder.
+pub fn write_in_step(step: &Step, file: &str, text: &str) -> Result<(), String> {
+    let path = step.dir().join(file);
+    crate::changes::inside_the_step(step, &path)?;
+    if fs::symlink_metadata(&path).is_ok_and(|link| link.file_type().is_symlink()) {
+        fs::remove_file(&path)
+            .or_else(|_| fs::remove_dir(&path))
+            .map_err(|err| format!("{}: {err}", path.display()))?;
+    }
+    write(&path, text)
+}
+
 /// `text` indented by four spaces, to stand apart in a message.
 pub fn indent(text: &str) -> String {
     text.lines()
         .map(|line| format!("    {line}"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// A file of `step` named on the command line, as the step's files are
+/// named: relative to the step folder, `/`-separated. Tab completion gives
+/// it from where the participant stands (`step03-sleep/src/lib.rs` from the
+/// root, `src/lib.rs` in the step folder, `lib.rs` in `src/`); a path from
+/// the step folder works anywhere, as it always has.
+pub fn step_file(step: &Step, here: &Path, named: &str) -> String {
+    let named = normal_file(named);
+    let full = pack::lexically_normal(&here.join(&named));
+    match full.strip_prefix(step.dir()) {
+        Ok(inside) if !inside.as_os_str().is_empty() => crate::with_slashes(inside),
+        _ => named,
+    }
 }
 
 /// A file named on the command line as the step's files are named:

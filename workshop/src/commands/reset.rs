@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::changes::{self, FileChange, What};
-use crate::commands::{Words, normal_file, times, write};
+use crate::commands::{Words, normal_file, step_file, times, write_in_step};
 use crate::step::{Step, find_root};
 
 pub const HELP: &str = "usage: cargo workshop reset N [FILE...] [--force]\n\n\
@@ -21,7 +21,10 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let words = Words::parse(args, &["--force"], HELP)?;
     let (n, files) = words.step_and_rest("reset", HELP)?;
     let step = Step::find(&find_root(here)?, n)?;
-    println!("{}", reset(&step, files, words.has("--force"))?);
+    let files: Vec<String> =
+        files.iter().map(|file| step_file(&step, here, file)).collect();
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    println!("{}", reset(&step, &files, words.has("--force"))?);
     if files.is_empty() {
         if let Some(kept) = times::reset(&step.root, step.number) {
             println!("{kept}");
@@ -89,10 +92,7 @@ pub fn reset(step: &Step, files: &[&str], force: bool) -> Result<String, String>
             changes::remove_added(step, &change.file)?;
             done.push(format!("removed {}, added", change.file));
         } else {
-            write(
-                &step.dir().join(&change.file),
-                &step.original(&change.file)?,
-            )?;
+            write_in_step(step, &change.file, &step.original(&change.file)?)?;
             if change.what == What::Deleted {
                 done.push(format!("put back {}, deleted", change.file));
             }

@@ -7,7 +7,7 @@ use std::fs;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::commands::{Words, check, times, write};
+use crate::commands::{Words, check, times, write_in_step};
 use crate::step::{Stage, Step, find_root};
 use crate::track::{self, Marked};
 
@@ -59,14 +59,19 @@ pub fn start(step: &Step, force: bool) -> Result<String, String> {
              reset {n}` and then `start {n}`"
         ));
     }
+    let mut blanked = Vec::new();
     for file in Step::track_files(&step.track()?) {
         let in_file: Vec<&Marked> = to_blank
             .iter()
             .copied()
             .filter(|m| m.file == file)
             .collect();
-        let text = track::blanked(&step.read(&file), &in_file);
-        write(&step.dir().join(&file), &text)?;
+        let text = track::blanked(&step.read_text(&file)?, &in_file);
+        same_functions_after(step, &file, &text)?;
+        blanked.push((file, text));
+    }
+    for (file, text) in blanked {
+        write_in_step(step, &file, &text)?;
     }
     let _ = fs::remove_dir_all(step.state()); // an old "passed" no longer holds
     // Lines as they are now: a blanked body is shorter than the original.
@@ -86,6 +91,34 @@ pub fn start(step: &Step, force: bool) -> Result<String, String> {
          `cargo workshop diff {n}`\nshows where yours differ from the authors'."
     );
     Ok(out)
+}
+
+/// Refuses, before any file is written, a blanked `text` of `file` in
+/// which the step's functions are not all found again, each once: `start`
+/// never cuts a file, whatever it was given.
+fn same_functions_after(step: &Step, file: &str, text: &str) -> Result<(), String> {
+    let before: Vec<String> = track::markers_in(file, &step.read_text(file)?)?
+        .into_iter()
+        .map(|marked| marked.function)
+        .collect();
+    let after: Vec<String> = track::markers_in(file, text)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|marked| marked.function)
+        .collect();
+    if before == after {
+        return Ok(());
+    }
+    Err(format!(
+        "{}/{file}: blanking its functions would not leave each of them in \
+         place ({} before, {} after), so `start` changed nothing. `cargo \
+         workshop diff {} {file}` shows how the file differs from the \
+         authors'.",
+        step.folder,
+        before.join(", "),
+        after.join(", "),
+        step.number
+    ))
 }
 
 /// One function of the list `start` prints, at its `fn` line, the line

@@ -27,13 +27,14 @@ use std::time::Instant;
 use crate::commands::Words;
 use crate::commands::freeze::blank_function;
 use crate::step::{Step, find_root, step_folders};
+use earlier::{MANIFEST, make_empty, write_manifest};
 use zip::write_zip;
 
+mod earlier;
 mod zip;
 
-/// The first line `pack` adds to the copy's `.cargo/config.toml`: how a
-/// later `pack` into the same folder knows the folder is an earlier pack,
-/// which it may empty.
+/// The first line `pack` adds to the copy's `.cargo/config.toml`, to say
+/// whose lines follow. (What a later `pack` may empty is `earlier`'s.)
 const MARK: &str = "# Written by `cargo workshop pack`:";
 
 /// What `pack` adds to the workshop's `.cargo/config.toml` in the copy.
@@ -58,7 +59,7 @@ pub const HELP: &str = "usage: cargo workshop pack DIR\n\n\
              written to the participant's ~/.cargo), and the book built into \
              book-html/\nif mdbook is on PATH. Needs the network, or the \
              crates in Cargo's cache.\nDIR must be new, empty or an earlier \
-             pack. A participant copies the folder\n(or unzips the ZIP) and \
+             pack as pack wrote it. A participant copies the folder\n(or unzips the ZIP) and \
              runs `cargo run -p step01` in it.";
 
 /// `cargo workshop pack DIR`, DIR relative to `here`: packs, and says
@@ -105,35 +106,23 @@ pub fn pack(root: &Path, dir: &Path) -> Result<String, String> {
             ));
         }
     }
-    let (files, tracked) = workshop_files(&root, &dir)?;
+    let (files, tracked) = workshop_files(&root, &[&dir, &zip])?;
     let untracked: Vec<String> = untracked_files(&root)
         .into_iter()
-        .filter(|file| !root.join(file).starts_with(&dir))
+        .filter(|file| {
+            let path = root.join(file);
+            !path.starts_with(&dir) && path != zip
+        })
         .collect();
     let config = workshop_config(&root)?;
 
     let earlier = make_empty(&dir, &zip)?;
-    // The copy's configuration first: it marks the folder as a pack, so
-    // that `pack` may empty it again if anything below fails.
-    let cargo_dir = dir.join(".cargo");
-    fs::create_dir_all(&cargo_dir).map_err(|err| failed(&cargo_dir, &err))?;
-    let config_path = cargo_dir.join("config.toml");
-    fs::write(&config_path, format!("{config}{MARK} {SOURCE_LINES}"))
-        .map_err(|err| failed(&config_path, &err))?;
-    for file in files.iter().filter(|file| *file != ".cargo/config.toml") {
-        let (from, to) = (root.join(file), dir.join(file));
-        if let Some(parent) = to.parent() {
-            fs::create_dir_all(parent).map_err(|err| failed(parent, &err))?;
-        }
-        fs::copy(&from, &to).map_err(|err| {
-            format!("copying {} to {}: {err}", from.display(), to.display())
-        })?;
-    }
+    let written = write_pack(&root, &dir, &files, &config).inspect_err(|_| {
+        // What is there now is this pack's, half written: nobody's work.
+        let _ = earlier::empty(&dir);
+    })?;
+    let (all, book) = written;
     let vendor = dir.join("vendor");
-    vendor_crates(&root, &vendor)?;
-    let book = build_book(&root, &dir.join("book-html"))?;
-
-    let all = walk(&dir, &[])?;
     let size = write_zip(&dir, &all, &zip)?;
     let crates = fs::read_dir(&vendor).map_or(0, Iterator::count);
 
@@ -178,18 +167,60 @@ pub fn pack(root: &Path, dir: &Path) -> Result<String, String> {
     Ok(said)
 }
 
+/// Writes the pack's files into `dir`, empty: the workshop's `files`, its
+/// `config` with `pack`'s lines, `vendor/`, the book if mdBook is at hand,
+/// and last the list of all of them (`earlier::MANIFEST`). Returns every
+/// file written, with its size, and what became of the book.
+fn write_pack(
+    root: &Path,
+    dir: &Path,
+    files: &[String],
+    config: &str,
+) -> Result<(Vec<(String, u64)>, String), String> {
+    let cargo_dir = dir.join(".cargo");
+    fs::create_dir_all(&cargo_dir).map_err(|err| failed(&cargo_dir, &err))?;
+    let config_path = cargo_dir.join("config.toml");
+    fs::write(&config_path, format!("{config}{MARK} {SOURCE_LINES}"))
+        .map_err(|err| failed(&config_path, &err))?;
+    for file in files.iter().filter(|file| *file != ".cargo/config.toml") {
+        let (from, to) = (root.join(file), dir.join(file));
+        if let Some(parent) = to.parent() {
+            fs::create_dir_all(parent).map_err(|err| failed(parent, &err))?;
+        }
+        fs::copy(&from, &to).map_err(|err| {
+            format!("copying {} to {}: {err}", from.display(), to.display())
+        })?;
+    }
+    vendor_crates(root, &dir.join("vendor"))?;
+    let book = build_book(root, &dir.join("book-html"))?;
+    let listed: Vec<(String, u64)> = walk(dir, &[])?
+        .into_iter()
+        .filter(|(file, _)| file != MANIFEST)
+        .collect();
+    write_manifest(dir, &listed)?;
+    Ok((walk(dir, &[])?, book))
+}
+
 /// The workshop's files, relative to `root` with `/` between their parts:
 /// what git tracks, if `root` is in a git checkout that git can list;
 /// otherwise every file but build output, git's folder, `cargo workshop`'s
-/// own records and a built book. Never anything inside `dir`.
-fn workshop_files(root: &Path, dir: &Path) -> Result<(Vec<String>, bool), String> {
+/// own records and a built book. Never anything inside `dir`, or
+/// `leave_out`'s paths: the pack and its ZIP, which may lie inside the
+/// workshop (`pack out`, run twice in a ZIP download).
+fn workshop_files(
+    root: &Path,
+    leave_out: &[&Path],
+) -> Result<(Vec<String>, bool), String> {
     let listed = Command::new("git")
         .arg("-C")
         .arg(root)
         .args(["ls-files", "-z", "--cached"])
         .stderr(Stdio::null())
         .output();
-    let inside = |file: &String| root.join(file).starts_with(dir);
+    let inside = |file: &String| {
+        let path = root.join(file);
+        leave_out.iter().any(|out| path.starts_with(out))
+    };
     if let Ok(Output { status, stdout, .. }) = listed {
         if status.success() && !stdout.is_empty() {
             let files = String::from_utf8_lossy(&stdout)
@@ -207,8 +238,10 @@ fn workshop_files(root: &Path, dir: &Path) -> Result<(Vec<String>, bool), String
         root.join(".git"),
         root.join(".workshop"),
         root.join("book").join("book"),
-        dir.to_path_buf(),
-    ];
+    ]
+    .into_iter()
+    .chain(leave_out.iter().map(|out| out.to_path_buf()))
+    .collect::<Vec<_>>();
     let files = walk(root, &skip)?
         .into_iter()
         .map(|(file, _)| file)
@@ -291,56 +324,6 @@ fn workshop_config(root: &Path) -> Result<String, String> {
     Ok(text)
 }
 
-/// Makes `dir` an empty folder, if it is missing, empty, or an earlier
-/// pack (then it is emptied, and its ZIP removed); true for an earlier
-/// pack. Any other folder is refused, and so is a ZIP of that name beside
-/// a folder that is not an earlier pack.
-fn make_empty(dir: &Path, zip: &Path) -> Result<bool, String> {
-    if dir.exists() && !dir.is_dir() {
-        return Err(format!(
-            "{} is a file, not a folder: name a new folder",
-            dir.display()
-        ));
-    }
-    fs::create_dir_all(dir)
-        .map_err(|err| format!("cannot make the folder {}: {err}", dir.display()))?;
-    let entries: Vec<PathBuf> = fs::read_dir(dir)
-        .map_err(|err| failed(dir, &err))?
-        .map(|entry| entry.map(|entry| entry.path()))
-        .collect::<Result<_, _>>()
-        .map_err(|err| failed(dir, &err))?;
-    let config = fs::read_to_string(dir.join(".cargo").join("config.toml"))
-        .unwrap_or_default();
-    let earlier = config.contains(MARK);
-    if !entries.is_empty() && !earlier {
-        return Err(format!(
-            "{} is a folder with files in it, and not an earlier pack: \
-             name a new or empty folder",
-            dir.display()
-        ));
-    }
-    if zip.exists() && !earlier {
-        return Err(format!(
-            "{} is there already: move it away, or name another folder",
-            zip.display()
-        ));
-    }
-    for entry in entries {
-        let removed = if entry.is_dir() {
-            fs::remove_dir_all(&entry)
-        } else {
-            fs::remove_file(&entry)
-        };
-        removed.map_err(|err| {
-            format!("emptying the earlier pack: {}", failed(&entry, &err))
-        })?;
-    }
-    if zip.exists() {
-        fs::remove_file(zip).map_err(|err| failed(zip, &err))?;
-    }
-    Ok(earlier)
-}
-
 /// `cargo vendor` of the whole workspace, every platform, into `vendor`.
 fn vendor_crates(root: &Path, vendor: &Path) -> Result<(), String> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -420,7 +403,7 @@ fn build_book(root: &Path, out: &Path) -> Result<String, String> {
 /// `path` with `.` left out and each `..` taking away the part before it,
 /// without asking the file system: the same folder, comparable with
 /// another by `starts_with`.
-fn lexically_normal(path: &Path) -> PathBuf {
+pub(crate) fn lexically_normal(path: &Path) -> PathBuf {
     let mut normal = PathBuf::new();
     for part in path.components() {
         match part {
