@@ -880,3 +880,194 @@ fn times_shows_a_started_step_and_reset_keeps_it() {
         "{rows}"
     );
 }
+
+// ---------------------------------------------------------------------------
+// The room's own tools: an editor's habits, rust-analyzer, a second terminal.
+
+/// The authors' body of step 3's `EventLoop::call_at`, its inner lines.
+const CALL_AT_BODY: &str = "let sequence = self.next_sequence.get();\n        \
+    self.next_sequence.set(sequence + 1);\n        \
+    self.timers.borrow_mut().push(Timer {\n            deadline,\n            \
+    sequence,\n            callback: Box::new(callback),\n        });";
+
+/// `cargo workshop ARGS` run in `dir`, a folder of the clone.
+fn workshop_in(clone: &Clone, dir: &str, args: &[&str]) -> Output {
+    Command::new(workshop_program())
+        .args(args)
+        .current_dir(clone.path(dir))
+        .output()
+        .expect("the workshop program runs")
+}
+
+#[test]
+fn a_block_comment_with_a_brace_in_a_written_function_is_only_a_comment() {
+    let clone = Clone::new("block-comment");
+    assert!(clone.workshop(&["start", "3"]).status.success());
+    write_in_place_of_todo(
+        &clone,
+        "EventLoop::call_at",
+        &format!(
+            "/* first try: if x {{ */\n        let s = r#\"}}\"#;\n        \
+             let _ = (s, '{{', b'}}');\n        {CALL_AT_BODY}"
+        ),
+    );
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(
+        status.contains("started: 1 of 5 written, next `Timer::cmp`"),
+        "status said:\n{status}"
+    );
+}
+
+#[test]
+fn start_force_on_a_half_typed_function_names_it_and_cuts_nothing() {
+    let clone = Clone::new("half-typed");
+    assert!(clone.workshop(&["start", "3"]).status.success());
+    write_in_place_of_todo(
+        &clone,
+        "EventLoop::call_at",
+        "let sequence = self.next_sequence.get();\n        if sequence > 0 {",
+    );
+    let typed = clone.read(STEP3);
+    for args in [&["start", "3", "--force"][..], &["status"]] {
+        let said = clone.workshop(args);
+        let all = format!("{}{}", stdout(&said), stderr(&said));
+        assert!(
+            all.contains("`EventLoop::call_at` (src/lib.rs:")
+                && all.contains("do not pair up"),
+            "{args:?} said:\n{all}"
+        );
+    }
+    assert_eq!(clone.read(STEP3), typed, "start --force changed the file");
+}
+
+#[test]
+fn backups_a_bom_and_a_latin1_byte_are_named_for_what_they_are() {
+    let clone = Clone::new("editor-files");
+    start_and_write_call_at(&clone);
+    let written = clone.read(STEP3);
+    // An editor's backups, and a copy with the authors' markers in it.
+    for backup in ["lib.rs~", "#lib.rs#", "lib.rs.bak", "lib_old.rs"] {
+        clone.write(&format!("step03-sleep/src/{backup}"), &written);
+    }
+    clone.write(STEP3, &format!("\u{feff}{written}\n"));
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(
+        status.contains("started: 1 of 5 written, next `Timer::cmp`")
+            && !status.contains("number them"),
+        "status said:\n{status}"
+    );
+    let mut latin1 = written.replacen("// my own", "// caf\u{e9}", 1).into_bytes();
+    let at = latin1
+        .windows(2)
+        .position(|pair| pair == "\u{e9}".as_bytes())
+        .expect("the é");
+    latin1.splice(at..at + 2, [0xE9]);
+    fs::write(clone.path(STEP3), latin1).expect("the clone is writable");
+    let line = written
+        .lines()
+        .position(|line| line.contains(MY_CALL_AT))
+        .expect("my line")
+        + 1;
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(
+        status.contains(&format!("src/lib.rs is not UTF-8 text: line {line} ")),
+        "status said:\n{status}"
+    );
+}
+
+#[test]
+fn a_plan_a_doc_or_a_parameter_around_a_blank_function_is_work() {
+    let clone = Clone::new("notes");
+    assert!(clone.workshop(&["start", "3"]).status.success());
+    let blank = clone.read(STEP3);
+    for (from, to) in [
+        ("    pub fn call_at(", "    // MY PLAN: push a Timer\n    pub fn call_at("),
+        ("/// Schedules `callback` to run once the clock", "/// Mine: schedules `callback` to run once the clock"),
+        ("        deadline: Instant,\n", "        at: Instant,\n"),
+    ] {
+        assert!(blank.contains(from), "{from}");
+        clone.write(STEP3, &blank.replacen(from, to, 1));
+        let status = stdout(&clone.workshop(&["status"]));
+        assert!(status.contains("1 in progress"), "{to}: status said:\n{status}");
+        for args in [&["reset", "3"][..], &["start", "3"]] {
+            let refused = clone.workshop(args);
+            assert_eq!(refused.status.code(), Some(2), "{args:?} after {to}");
+            assert!(
+                stderr(&refused).contains("`EventLoop::call_at`"),
+                "{}",
+                stderr(&refused)
+            );
+            assert!(clone.read(STEP3).contains(to), "{args:?} lost {to}");
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn reset_force_removes_a_link_never_what_it_points_to() {
+    let clone = Clone::new("link");
+    let outside = clone.dir.with_extension("outside");
+    fs::create_dir_all(&outside).expect("a folder outside the workshop");
+    fs::write(outside.join("precious.txt"), "mine").expect("a file there");
+    std::os::unix::fs::symlink(&outside, clone.path("step03-sleep/notes"))
+        .expect("a link");
+    let reset = clone.workshop(&["reset", "3", "--force"]);
+    let kept = fs::read_to_string(outside.join("precious.txt"));
+    let _ = fs::remove_dir_all(&outside);
+    assert!(reset.status.success(), "{}", stderr(&reset));
+    assert_eq!(kept.ok().as_deref(), Some("mine"), "reset emptied the folder");
+    assert!(
+        fs::symlink_metadata(clone.path("step03-sleep/notes")).is_err(),
+        "the link is still there"
+    );
+}
+
+#[test]
+fn freeze_refuses_a_zip_download_and_a_step_started_here() {
+    let stored = "tests/authors/step03-sleep.txt";
+    let zip = Clone::zip("freeze-zip");
+    let before = zip.read(stored);
+    start_and_write_call_at(&zip);
+    let refused = zip.workshop(&["freeze", "3"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stdout(&refused));
+    assert!(
+        stderr(&refused).contains("not a git repository of its own"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(zip.read(stored), before, "freeze stored the participant's");
+
+    let clone = Clone::new("freeze-started");
+    start_and_write_call_at(&clone);
+    write_in_place_of_todo(&clone, "Timer::cmp", "other.deadline.cmp(&self.deadline)");
+    let refused = clone.workshop(&["freeze", "3"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stdout(&refused));
+    assert!(
+        stderr(&refused).contains("Step 3 was started here"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(clone.read(stored), before);
+}
+
+#[test]
+fn diff_takes_a_path_from_the_root_or_from_the_step_folder() {
+    let clone = Clone::new("diff-path");
+    start_and_write_call_at(&clone);
+    for (dir, path) in [
+        (".", "step03-sleep/src/lib.rs"),
+        (".", "src/lib.rs"),
+        ("step03-sleep", "src/lib.rs"),
+        ("step03-sleep/src", "lib.rs"),
+    ] {
+        let diff = workshop_in(&clone, dir, &["diff", "3", path]);
+        assert!(diff.status.success(), "{dir} {path}: {}", stderr(&diff));
+        assert!(
+            stdout(&diff).contains(MY_CALL_AT),
+            "diff 3 {path} in {dir} said:\n{}",
+            stdout(&diff)
+        );
+    }
+    let nobody = clone.workshop(&["diff", "3", "src/nothing.rs"]);
+    assert_eq!(nobody.status.code(), Some(2), "{}", stdout(&nobody));
+}
