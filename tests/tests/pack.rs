@@ -245,3 +245,48 @@ fn copy_folder(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A ZIP download of the workshop (a clone without `.git`) packed twice
+/// into a folder inside it, as a teacher who packs again after a change
+/// does: the second pack replaces the first, and leaves the first one's
+/// ZIP, which lies in the workshop, out of itself. Then a participant's
+/// work in the pack keeps it from being emptied by a third.
+#[test]
+#[ignore = "vendors every crate twice: a minute or more"]
+fn pack_runs_again_inside_a_zip_download_and_never_empties_work() {
+    let scratch =
+        env::temp_dir().join(format!("workshop pack again {}", std::process::id()));
+    let _ = fs::remove_dir_all(&scratch);
+    let workshop = scratch.join("event loop");
+    let cloned = Command::new("git")
+        .args(["clone", "--quiet", "--no-hardlinks"])
+        .arg(workspace_root())
+        .arg(&workshop)
+        .status()
+        .expect("git runs");
+    assert!(cloned.success(), "git clone failed");
+    fs::remove_dir_all(workshop.join(".git")).expect("the clone's .git");
+    let pack = || {
+        Command::new(workshop_program())
+            .current_dir(&workshop)
+            .args(["pack", "out"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("cargo workshop runs")
+    };
+    assert_ran(&pack(), "the first pack");
+    let again = pack();
+    assert_ran(&again, "the second pack");
+    assert!(text(&again.stdout).contains("Replaced the earlier pack there."));
+    let packed = workshop.join("out");
+    assert!(!packed.join("out.zip").exists(), "the first ZIP was packed");
+
+    fs::write(packed.join("NOTES.md"), "my notes\n").expect("a note");
+    let refused = pack();
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stdout));
+    assert!(
+        packed.join("NOTES.md").is_file(),
+        "the third pack took the notes"
+    );
+    let _ = fs::remove_dir_all(&scratch);
+}

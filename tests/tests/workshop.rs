@@ -759,7 +759,7 @@ fn reset_names_and_restores_a_changed_file_beside_the_track() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(
         stderr(&refused).contains(
-            "step01-while-loop/src/main.rs: lines outside the marked functions"
+            "step01-while-loop/src/main.rs: line 16 outside the marked functions"
         ),
         "{}",
         stderr(&refused)
@@ -956,7 +956,9 @@ fn backups_a_bom_and_a_latin1_byte_are_named_for_what_they_are() {
             && !status.contains("number them"),
         "status said:\n{status}"
     );
-    let mut latin1 = written.replacen("// my own", "// caf\u{e9}", 1).into_bytes();
+    let mut latin1 = written
+        .replacen("// my own", "// caf\u{e9}", 1)
+        .into_bytes();
     let at = latin1
         .windows(2)
         .position(|pair| pair == "\u{e9}".as_bytes())
@@ -981,14 +983,23 @@ fn a_plan_a_doc_or_a_parameter_around_a_blank_function_is_work() {
     assert!(clone.workshop(&["start", "3"]).status.success());
     let blank = clone.read(STEP3);
     for (from, to) in [
-        ("    pub fn call_at(", "    // MY PLAN: push a Timer\n    pub fn call_at("),
-        ("/// Schedules `callback` to run once the clock", "/// Mine: schedules `callback` to run once the clock"),
+        (
+            "    pub fn call_at(",
+            "    // MY PLAN: push a Timer\n    pub fn call_at(",
+        ),
+        (
+            "/// Schedules `callback` to run once the clock",
+            "/// Mine: schedules `callback` to run once the clock",
+        ),
         ("        deadline: Instant,\n", "        at: Instant,\n"),
     ] {
         assert!(blank.contains(from), "{from}");
         clone.write(STEP3, &blank.replacen(from, to, 1));
         let status = stdout(&clone.workshop(&["status"]));
-        assert!(status.contains("1 in progress"), "{to}: status said:\n{status}");
+        assert!(
+            status.contains("1 in progress"),
+            "{to}: status said:\n{status}"
+        );
         for args in [&["reset", "3"][..], &["start", "3"]] {
             let refused = clone.workshop(args);
             assert_eq!(refused.status.code(), Some(2), "{args:?} after {to}");
@@ -1015,7 +1026,11 @@ fn reset_force_removes_a_link_never_what_it_points_to() {
     let kept = fs::read_to_string(outside.join("precious.txt"));
     let _ = fs::remove_dir_all(&outside);
     assert!(reset.status.success(), "{}", stderr(&reset));
-    assert_eq!(kept.ok().as_deref(), Some("mine"), "reset emptied the folder");
+    assert_eq!(
+        kept.ok().as_deref(),
+        Some("mine"),
+        "reset emptied the folder"
+    );
     assert!(
         fs::symlink_metadata(clone.path("step03-sleep/notes")).is_err(),
         "the link is still there"
@@ -1039,7 +1054,11 @@ fn freeze_refuses_a_zip_download_and_a_step_started_here() {
 
     let clone = Clone::new("freeze-started");
     start_and_write_call_at(&clone);
-    write_in_place_of_todo(&clone, "Timer::cmp", "other.deadline.cmp(&self.deadline)");
+    write_in_place_of_todo(
+        &clone,
+        "Timer::cmp",
+        "other.deadline.cmp(&self.deadline)",
+    );
     let refused = clone.workshop(&["freeze", "3"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stdout(&refused));
     assert!(

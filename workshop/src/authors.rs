@@ -59,7 +59,8 @@ pub fn step_files(step_dir: &Path) -> Vec<String> {
                 continue;
             };
             let file = crate::with_slashes(relative);
-            if file == "target" || file.split('/').any(|part| part.starts_with('.')) {
+            if file == "target" || file.split('/').any(|part| part.starts_with('.'))
+            {
                 continue;
             }
             if entry.file_type().is_ok_and(|kind| kind.is_dir()) {

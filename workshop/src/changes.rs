@@ -284,7 +284,9 @@ fn differing_lines(before: &str, after: &str, marks: &[Marked]) -> Vec<usize> {
         };
         lines.extend(changed.into_iter().filter(|line| {
             !inside(*line)
-                && after_lines.get(*line).is_none_or(|text| !text.trim().is_empty())
+                && after_lines
+                    .get(*line)
+                    .is_none_or(|text| !text.trim().is_empty())
         }));
     }
     lines.dedup();
@@ -310,10 +312,17 @@ pub fn outside_track(step: &Step) -> Vec<String> {
 pub fn before_blaming(step: &Step) -> Option<String> {
     let n = step.number;
     let mut named = String::new();
-    for change in changes(step).iter().filter(|change| change.may_fail_tests()) {
+    for change in changes(step)
+        .iter()
+        .filter(|change| change.may_fail_tests())
+    {
         let file = &change.file;
         let _ = writeln!(named, "  {}/{file}: {}", step.folder, change.describe());
-        if let What::Changed { outside: Outside::Code(lines), .. } = &change.what {
+        if let What::Changed {
+            outside: Outside::Code(lines),
+            ..
+        } = &change.what
+        {
             let text = to_lf(&step.read(file));
             let all: Vec<&str> = text.lines().collect();
             for line in lines.iter().take(3) {
@@ -348,7 +357,9 @@ fn what_to_do(n: u32, change: &FileChange) -> String {
         What::Added => "Cargo builds it without being told: move it out of \
                         the step folder if it is not meant to be built."
             .to_owned(),
-        _ => format!("`cargo workshop reset {n} {file}` puts it back as the authors wrote it."),
+        _ => format!(
+            "`cargo workshop reset {n} {file}` puts it back as the authors wrote it."
+        ),
     }
 }
 

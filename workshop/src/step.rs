@@ -302,12 +302,14 @@ impl Step {
     /// in Latin-1), which line holds the first byte that is not.
     pub fn read_text(&self, file: &str) -> Result<String, String> {
         let path = self.dir().join(file);
-        let bytes = fs::read(&path)
-            .map_err(|err| format!("{}/{file} cannot be read: {err}", self.folder))?;
+        let bytes = fs::read(&path).map_err(|err| {
+            format!("{}/{file} cannot be read: {err}", self.folder)
+        })?;
         String::from_utf8(bytes).map_err(|err| {
             let good = err.utf8_error().valid_up_to();
             let bytes = err.as_bytes();
-            let line = bytes[..good].iter().filter(|b| **b == b'\n').count() + 1;
+            // The lines before the byte, and the one it is on.
+            let line = bytes[..good].split(|byte| *byte == b'\n').count();
             format!(
                 "{}/{file} is not UTF-8 text: line {line} holds a byte that \
                  UTF-8 does not allow (0x{:02X}: an editor that saves in \
@@ -399,7 +401,12 @@ impl Step {
 /// plan written above a blank body, a doc comment edited, a parameter
 /// renamed are the participant's, and make a blank function work in
 /// progress that `start` and `reset` keep.
-pub fn stage_of(marked: &Marked, text: &str, theirs: &Marked, their_text: &str) -> Stage {
+pub fn stage_of(
+    marked: &Marked,
+    text: &str,
+    theirs: &Marked,
+    their_text: &str,
+) -> Stage {
     let body = to_lf(&text[marked.body.clone()]);
     let own_signature = track::without_spaces(&text[marked.signature.clone()])
         == track::without_spaces(&their_text[theirs.signature.clone()]);

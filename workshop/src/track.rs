@@ -170,7 +170,8 @@ fn scan(file: &str, text: &str) -> Result<Vec<Marked>, Problem> {
             continue;
         };
         let at = format!("{file}:{}", index + 1);
-        let fields = fields.map_err(|err| Problem::Marker(format!("{at}: {err}")))?;
+        let fields =
+            fields.map_err(|err| Problem::Marker(format!("{at}: {err}")))?;
         let function = marked_function(text, &tokens, start + line.len())
             .map_err(|err| Problem::Marker(format!("{at}: {err}")))?;
         let name = match enclosing_impl(&lines[..index]) {
@@ -180,7 +181,12 @@ fn scan(file: &str, text: &str) -> Result<Vec<Marked>, Problem> {
             _ => function.name,
         };
         let Some(body) = function.body else {
-            return Err(Problem::Unbalanced(unpaired(file, text, &name, function.fn_at)));
+            return Err(Problem::Unbalanced(unpaired(
+                file,
+                text,
+                &name,
+                function.fn_at,
+            )));
         };
         found.push(Marked {
             file: file.to_owned(),
@@ -231,7 +237,8 @@ fn unpaired(file: &str, text: &str, function: &str, fn_at: usize) -> String {
 /// indentation that starts the next item (`fn`, `pub`, `impl`, `#[`,
 /// `///`), which a body that ran on into the next function would hold.
 fn ends_where_it_should(text: &str, tokens: &[Token], marked: &Marked) -> bool {
-    let fn_indent = indentation(text, marked.signature.start + fn_offset(text, marked));
+    let fn_indent =
+        indentation(text, marked.signature.start + fn_offset(text, marked));
     if indentation(text, marked.body.end - 1) < fn_indent {
         return false;
     }
@@ -242,7 +249,8 @@ fn ends_where_it_should(text: &str, tokens: &[Token], marked: &Marked) -> bool {
     !tokens
         .iter()
         .filter(|token| {
-            token.range.start > marked.body.start && token.range.end < marked.body.end
+            token.range.start > marked.body.start
+                && token.range.end < marked.body.end
         })
         .filter(first_of_line)
         .any(|token| {

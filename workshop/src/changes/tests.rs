@@ -147,7 +147,9 @@ fn started_with_push_written(name: &str, edit: impl Fn(&str) -> String) -> Scrat
     start(&scratch.step(), false).expect("step 1 starts");
     let lib = scratch.step().dir().join("src/lib.rs");
     let text = fs::read_to_string(&lib).unwrap();
-    let at = text.find("todo!(\"write `EventLoop::push`").expect("push is blank");
+    let at = text
+        .find("todo!(\"write `EventLoop::push`")
+        .expect("push is blank");
     let end = at + text[at..].find('\n').unwrap();
     let written = format!(
         "{}self.ready.push_back(callback).map_err(|_| QueueFull){}",
@@ -160,12 +162,27 @@ fn started_with_push_written(name: &str, edit: impl Fn(&str) -> String) -> Scrat
 
 #[test]
 fn spacing_a_bom_a_use_line_and_backup_files_never_stop_the_blame() {
-    let edits: [(&str, fn(&str) -> String); 5] = [
+    type Edit = fn(&str) -> String;
+    let edits: [(&str, Edit); 5] = [
         ("blank-line", |text| format!("{text}\n")),
-        ("spaces", |text| text.replace("pub struct QueueFull;", "pub struct QueueFull;   ")),
+        ("spaces", |text| {
+            text.replace("pub struct QueueFull;", "pub struct QueueFull;   ")
+        }),
         ("bom", |text| format!("\u{feff}{text}")),
-        ("use", |text| text.replacen("use std::fmt;", "use std::fmt;\nuse std::collections::VecDeque;", 1)),
-        ("comment", |text| text.replacen("pub struct QueueFull;", "// mine\npub struct QueueFull;", 1)),
+        ("use", |text| {
+            text.replacen(
+                "use std::fmt;",
+                "use std::fmt;\nuse std::collections::VecDeque;",
+                1,
+            )
+        }),
+        ("comment", |text| {
+            text.replacen(
+                "pub struct QueueFull;",
+                "// mine\npub struct QueueFull;",
+                1,
+            )
+        }),
     ];
     for (name, edit) in edits {
         let scratch = started_with_push_written(name, edit);
@@ -176,24 +193,56 @@ fn spacing_a_bom_a_use_line_and_backup_files_never_stop_the_blame() {
     let scratch = started_with_push_written("backups", str::to_owned);
     let src = scratch.step().dir().join("src");
     let lib = fs::read_to_string(src.join("lib.rs")).unwrap();
-    for backup in ["lib.rs~", "#lib.rs#", ".lib.rs.swp", "lib.rs.bak", "lib_old.rs"] {
+    for backup in [
+        "lib.rs~",
+        "#lib.rs#",
+        ".lib.rs.swp",
+        "lib.rs.bak",
+        "lib_old.rs",
+    ] {
         fs::write(src.join(backup), &lib).unwrap();
     }
     let step = scratch.step();
     assert_eq!(before_blaming(&step), None);
-    assert_eq!(step.track().expect("lib_old.rs's markers do not count").len(), 2);
+    assert_eq!(
+        step.track()
+            .expect("lib_old.rs's markers do not count")
+            .len(),
+        2
+    );
 }
 
 #[test]
 fn code_changed_beside_written_functions_is_named_by_line_never_reset_away() {
     let scratch = started_with_push_written("code", |text| {
-        text.replacen("pub struct QueueFull;", "pub struct QueueFull;\nconst MINE: u8 = 1;", 1)
+        text.replacen(
+            "pub struct QueueFull;",
+            "pub struct QueueFull;\nconst MINE: u8 = 1;",
+            1,
+        )
     });
     let said = before_blaming(&scratch.step()).expect("the line is named");
-    let line = scratch.step().read("src/lib.rs").lines().position(|l| l.contains("MINE")).unwrap() + 1;
-    assert!(said.contains(&format!("src/lib.rs: your `EventLoop::push` and line {line} outside")), "{said}");
-    assert!(said.contains(&format!("    {line}: const MINE: u8 = 1;")), "{said}");
-    assert!(!said.contains("reset 1 src/lib.rs"), "a reset would lose push:\n{said}");
+    let line = scratch
+        .step()
+        .read("src/lib.rs")
+        .lines()
+        .position(|l| l.contains("MINE"))
+        .unwrap()
+        + 1;
+    assert!(
+        said.contains(&format!(
+            "src/lib.rs: your `EventLoop::push` and line {line} outside"
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!("    {line}: const MINE: u8 = 1;")),
+        "{said}"
+    );
+    assert!(
+        !said.contains("reset 1 src/lib.rs"),
+        "a reset would lose push:\n{said}"
+    );
 }
 
 #[test]
@@ -205,11 +254,19 @@ fn a_file_that_is_not_utf8_is_named_with_its_line() {
     let text = fs::read_to_string(&lib).unwrap();
     let line = text.lines().position(|l| l == "// cafe").unwrap() + 1;
     // `café` as Latin-1 writes it: one byte, 0xE9, that UTF-8 does not allow.
-    let latin1 = text.replacen("// cafe", "// caf\u{1}", 1).replace('\u{1}', "\u{e9}");
-    let bytes: Vec<u8> = latin1.chars().map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?')).collect();
+    let latin1 = text
+        .replacen("// cafe", "// caf\u{1}", 1)
+        .replace('\u{1}', "\u{e9}");
+    let bytes: Vec<u8> = latin1
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+        .collect();
     fs::write(&lib, bytes).unwrap();
     let said = scratch.step().track().expect_err("not UTF-8");
-    assert!(said.contains(&format!("src/lib.rs is not UTF-8 text: line {line} ")), "{said}");
+    assert!(
+        said.contains(&format!("src/lib.rs is not UTF-8 text: line {line} ")),
+        "{said}"
+    );
 }
 
 #[test]
@@ -218,17 +275,30 @@ fn notes_around_a_blank_function_are_work() {
     let step = scratch.step();
     start(&step, false).expect("step 1 starts");
     for (from, to) in [
-        ("pub fn push(", "// MY PLAN: push_back, and QueueFull when full\n    pub fn push("),
-        ("pub fn push(&mut self, callback: Callback)", "pub fn push(&mut self, job: Callback)"),
+        (
+            "pub fn push(",
+            "// MY PLAN: push_back, and QueueFull when full\n    pub fn push(",
+        ),
+        (
+            "pub fn push(&mut self, callback: Callback)",
+            "pub fn push(&mut self, job: Callback)",
+        ),
     ] {
         let before = step.read("src/lib.rs");
         scratch.edit(Path::new("src/lib.rs"), from, to);
-        let change = changes(&step).into_iter().find(|c| c.file == "src/lib.rs").unwrap();
+        let change = changes(&step)
+            .into_iter()
+            .find(|c| c.file == "src/lib.rs")
+            .unwrap();
         assert!(change.is_work(), "{to}");
         assert_eq!(change.describe(), "your `EventLoop::push`");
         let status = step_status(&step).unwrap();
         assert!(status.contains("1 in progress"), "{status}");
-        assert!(start(&step, false).unwrap_err().contains("`EventLoop::push`"));
+        assert!(
+            start(&step, false)
+                .unwrap_err()
+                .contains("`EventLoop::push`")
+        );
         fs::write(step.dir().join("src/lib.rs"), before).unwrap();
     }
 }

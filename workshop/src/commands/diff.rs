@@ -19,8 +19,10 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let words = Words::parse(args, &["--names"], HELP)?;
     let (n, files) = words.step_and_rest("diff", HELP)?;
     let step = Step::find(&find_root(here)?, n)?;
-    let files: Vec<String> =
-        files.iter().map(|file| step_file(&step, here, file)).collect();
+    let files: Vec<String> = files
+        .iter()
+        .map(|file| step_file(&step, here, file))
+        .collect();
     if let Some(unknown) = files.iter().find(|file| {
         !step.authors.contains_key(*file) && !step.dir().join(file).exists()
     }) {
@@ -43,8 +45,10 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     } else if files.is_empty() {
         println!("Step {} is as the authors wrote it.", step.number);
     } else {
-        let named: Vec<String> =
-            files.iter().map(|file| format!("{}/{file}", step.folder)).collect();
+        let named: Vec<String> = files
+            .iter()
+            .map(|file| format!("{}/{file}", step.folder))
+            .collect();
         println!(
             "{} {} as the authors wrote {}.",
             named.join(", "),

@@ -83,7 +83,7 @@ fn freeze(root: &Path, numbers: &[&str]) -> Result<String, String> {
 }
 
 /// Refuses a copy that is not the authors' own repository. What sets the
-/// authors apart is not the files (a participant's Timer::cmp looks like
+/// authors apart is not the files (a participant's `Timer::cmp` looks like
 /// an author's fix) but where they work and how the files came there:
 /// the authors change steps in the workshop's own git repository, where
 /// tests/authors/ is committed and a wrong freeze is undone with `git
@@ -105,7 +105,9 @@ fn authors_repository(root: &Path, wanted: &[String]) -> Result<(), String> {
         .filter(|output| output.status.success())
         .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()));
     let same = |a: &Path, b: &Path| {
-        fs::canonicalize(a).ok().is_some_and(|a| fs::canonicalize(b).ok() == Some(a))
+        fs::canonicalize(a)
+            .ok()
+            .is_some_and(|a| fs::canonicalize(b).ok() == Some(a))
     };
     if !top.is_some_and(|top| same(&top, root)) {
         return Err(format!(

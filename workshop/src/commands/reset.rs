@@ -21,8 +21,10 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let words = Words::parse(args, &["--force"], HELP)?;
     let (n, files) = words.step_and_rest("reset", HELP)?;
     let step = Step::find(&find_root(here)?, n)?;
-    let files: Vec<String> =
-        files.iter().map(|file| step_file(&step, here, file)).collect();
+    let files: Vec<String> = files
+        .iter()
+        .map(|file| step_file(&step, here, file))
+        .collect();
     let files: Vec<&str> = files.iter().map(String::as_str).collect();
     println!("{}", reset(&step, &files, words.has("--force"))?);
     if files.is_empty() {

@@ -154,14 +154,21 @@ fn braces_in_block_comments_raw_strings_and_literals_are_not_the_codes() {
 
 #[test]
 fn a_half_typed_body_is_refused_by_name_never_cut() {
-    let half = "{\n        if sequence > 0 {\n            self.push(sequence);\n    }";
+    let half =
+        "{\n        if sequence > 0 {\n            self.push(sequence);\n    }";
     let text = two_methods(half);
     let said = unbalanced("src/lib.rs", &text).expect("an open `{` is named");
-    assert!(said.contains("`EventLoop::call_at` (src/lib.rs:4)"), "{said}");
+    assert!(
+        said.contains("`EventLoop::call_at` (src/lib.rs:4)"),
+        "{said}"
+    );
     assert!(markers_in("src/lib.rs", &text).is_err());
     // The last marked function, with no marker below it to swallow: its
     // body would end at the `impl`'s `}`.
-    let last = two_methods("{\n        f();\n    }").replace("pub fn run(&mut self) {\n        self.turn();\n    }", "pub fn run(&mut self) {\n        if x {\n    }");
+    let last = two_methods("{\n        f();\n    }").replace(
+        "pub fn run(&mut self) {\n        self.turn();\n    }",
+        "pub fn run(&mut self) {\n        if x {\n    }",
+    );
     let said = unbalanced("src/lib.rs", &last).expect("the last one too");
     assert!(said.contains("`EventLoop::run`"), "{said}");
     // A free function that would run on into the next one.
@@ -169,7 +176,10 @@ fn a_half_typed_body_is_refused_by_name_never_cut() {
                 pub fn spawn() {\n    if x {\n}\n\npub fn other() {\n    y();\n}\n";
     let said = unbalanced("src/lib.rs", free).expect("a free function too");
     assert!(said.contains("`spawn`"), "{said}");
-    assert_eq!(unbalanced("src/lib.rs", &two_methods("{\n        f();\n    }")), None);
+    assert_eq!(
+        unbalanced("src/lib.rs", &two_methods("{\n        f();\n    }")),
+        None
+    );
 }
 
 #[test]

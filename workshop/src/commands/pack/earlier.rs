@@ -8,6 +8,7 @@
 //! a function written, a `NOTES.md` added, a step started (`.workshop/`)
 //! all keep the folder. Build output (`target/`) is nobody's work.
 
+use std::fmt::Write as _;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -23,11 +24,14 @@ const HEADER: &str = "# Every file `cargo workshop pack` wrote here: its hash, i
 
 /// Writes the list of `files` (relative to `dir`, with their sizes) into
 /// `dir`: the last file of a pack.
-pub(super) fn write_manifest(dir: &Path, files: &[(String, u64)]) -> Result<(), String> {
+pub(super) fn write_manifest(
+    dir: &Path,
+    files: &[(String, u64)],
+) -> Result<(), String> {
     let mut text = HEADER.to_owned();
     for (file, size) in files {
         let hash = hash_of(&dir.join(file), file)?;
-        text.push_str(&format!("{hash} {size} {file}\n"));
+        let _ = writeln!(text, "{hash} {size} {file}");
     }
     let path = dir.join(MANIFEST);
     fs::write(&path, text).map_err(|err| failed(&path, &err))
@@ -140,11 +144,13 @@ fn not_as_packed(dir: &Path) -> Result<Vec<String>, String> {
     let mut pending = vec![dir.to_path_buf()];
     while let Some(current) = pending.pop() {
         for entry in entries(&current)? {
-            let file = crate::with_slashes(entry.strip_prefix(dir).unwrap_or(&entry));
+            let file =
+                crate::with_slashes(entry.strip_prefix(dir).unwrap_or(&entry));
             if file == MANIFEST || file == "target" {
                 continue;
             }
-            let meta = fs::symlink_metadata(&entry).map_err(|err| failed(&entry, &err))?;
+            let meta =
+                fs::symlink_metadata(&entry).map_err(|err| failed(&entry, &err))?;
             if meta.is_dir() {
                 pending.push(entry);
                 continue;
@@ -171,5 +177,84 @@ fn listed(files: &[String]) -> String {
             format!("{} and {last}", first.join(", "))
         }
         _ => format!("{} and {} more", files[..5].join(", "), files.len() - 5),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{MARK, walk};
+    use super::*;
+
+    /// A pack's folder, made by hand: a step's file and the config.
+    fn packed(name: &str) -> (PathBuf, PathBuf) {
+        let scratch = std::env::temp_dir()
+            .join(format!("workshop-pack-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&scratch);
+        let dir = scratch.join("event-loop");
+        for (file, text) in [
+            ("step03-sleep/src/lib.rs", "fn call_at() {}\n"),
+            (
+                ".cargo/config.toml",
+                &format!("{MARK} the crates come from vendor/\n"),
+            ),
+            ("vendor/heapless/lib.rs", "// a crate\n"),
+        ] {
+            let path = dir.join(file);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+        let files = walk(&dir, &[]).unwrap();
+        write_manifest(&dir, &files).unwrap();
+        (scratch, dir)
+    }
+
+    #[test]
+    fn an_earlier_pack_as_written_is_emptied_and_its_build_output_with_it() {
+        let (scratch, dir) = packed("as-written");
+        fs::create_dir_all(dir.join("target/debug")).unwrap();
+        fs::write(dir.join("target/debug/step01"), "built").unwrap();
+        let zip = scratch.join("event-loop.zip");
+        fs::write(&zip, "an earlier zip").unwrap();
+        assert_eq!(make_empty(&dir, &zip), Ok(true));
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 0);
+        assert!(!zip.exists());
+        let _ = fs::remove_dir_all(&scratch);
+    }
+
+    #[test]
+    fn a_copy_someone_worked_in_is_never_emptied() {
+        type Work = fn(&Path);
+        let work: [(&str, Work); 3] = [
+            ("function", |dir| {
+                fs::write(
+                    dir.join("step03-sleep/src/lib.rs"),
+                    "fn call_at() { mine() }\n",
+                )
+                .unwrap();
+            }),
+            ("notes", |dir| {
+                fs::write(dir.join("NOTES.md"), "my notes\n").unwrap()
+            }),
+            // A pack from before the list: only the config's mark says so.
+            ("unlisted", |dir| {
+                fs::remove_file(dir.join(MANIFEST)).unwrap()
+            }),
+        ];
+        for (name, worked) in work {
+            let (scratch, dir) = packed(name);
+            worked(&dir);
+            let refused = make_empty(&dir, &scratch.join("event-loop.zip"));
+            assert!(refused.is_err(), "{name}");
+            assert!(dir.join("step03-sleep/src/lib.rs").is_file(), "{name}");
+            let _ = fs::remove_dir_all(&scratch);
+        }
+        let (scratch, dir) = packed("named");
+        fs::write(dir.join("NOTES.md"), "my notes\n").unwrap();
+        let said = make_empty(&dir, &scratch.join("event-loop.zip")).unwrap_err();
+        assert!(
+            said.contains(": NOTES.md. That may be someone's work"),
+            "{said}"
+        );
+        let _ = fs::remove_dir_all(&scratch);
     }
 }
