@@ -1037,12 +1037,25 @@ fn reset_force_removes_a_link_never_what_it_points_to() {
     );
 }
 
+/// Step 3 as a participant who wrote all five functions leaves it, with
+/// one of them wrong: `Timer::cmp` orders by deadline alone.
+fn write_step3_with_a_wrong_cmp(clone: &Clone) {
+    let right =
+        "(other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))";
+    let authors = clone.read(STEP3);
+    assert!(authors.contains(right), "the authors' Timer::cmp");
+    clone.write(
+        STEP3,
+        &authors.replacen(right, "other.deadline.cmp(&self.deadline)", 1),
+    );
+}
+
 #[test]
 fn freeze_refuses_a_zip_download_and_a_step_started_here() {
     let stored = "tests/authors/step03-sleep.txt";
     let zip = Clone::zip("freeze-zip");
     let before = zip.read(stored);
-    start_and_write_call_at(&zip);
+    write_step3_with_a_wrong_cmp(&zip);
     let refused = zip.workshop(&["freeze", "3"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stdout(&refused));
     assert!(
@@ -1053,12 +1066,10 @@ fn freeze_refuses_a_zip_download_and_a_step_started_here() {
     assert_eq!(zip.read(stored), before, "freeze stored the participant's");
 
     let clone = Clone::new("freeze-started");
-    start_and_write_call_at(&clone);
-    write_in_place_of_todo(
-        &clone,
-        "Timer::cmp",
-        "other.deadline.cmp(&self.deadline)",
-    );
+    let authors = clone.read(STEP3);
+    assert!(clone.workshop(&["start", "3"]).status.success());
+    clone.write(STEP3, &authors);
+    write_step3_with_a_wrong_cmp(&clone);
     let refused = clone.workshop(&["freeze", "3"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stdout(&refused));
     assert!(

@@ -111,8 +111,12 @@ impl FileChange {
                 }
                 match outside {
                     Outside::Same => {}
+                    Outside::Spacing if parts.is_empty() => {
+                        parts
+                            .push("spacing outside the marked functions".to_owned());
+                    }
                     Outside::Spacing => {
-                        parts.push("spacing outside them".to_owned());
+                        parts.push("spacing outside them".to_owned())
                     }
                     Outside::Notes => parts.push(
                         "comments or `use` lines outside the marked functions"
