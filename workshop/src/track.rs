@@ -61,8 +61,9 @@ impl Marked {
     }
 
     /// The line of the function's signature in `text`, its file: the line
-    /// of its `fn` keyword (not a `fn` in a comment or an attribute). Every command names a function by this line,
-    /// where an editor's "go to line" shows it.
+    /// of its `fn` keyword (not a `fn` in a comment or an attribute). Every
+    /// command names a function by this line, where an editor's "go to
+    /// line" shows it.
     pub fn fn_line(&self, text: &str) -> usize {
         let signature = text.get(self.signature.clone()).unwrap_or_default();
         self.line + 1 + signature[..fn_offset(text, self)].matches('\n').count()

@@ -18,9 +18,10 @@ use super::failed;
 /// The list of what `pack` wrote, relative to the pack's folder.
 pub(super) const MANIFEST: &str = ".cargo/workshop-pack.txt";
 
-const HEADER: &str = "# Every file `cargo workshop pack` wrote here: its hash, its size, its \
-                      path.\n# A later pack into this folder empties it only while \
-                      each is as listed.\n";
+const HEADER: &str = "\
+# Every file `cargo workshop pack` wrote here: its hash, size and path.
+# A later pack into this folder empties it only while each is as listed.
+";
 
 /// Writes the list of `files` (relative to `dir`, with their sizes) into
 /// `dir`: the last file of a pack.
