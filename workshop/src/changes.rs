@@ -116,7 +116,7 @@ impl FileChange {
                             .push("spacing outside the marked functions".to_owned());
                     }
                     Outside::Spacing => {
-                        parts.push("spacing outside them".to_owned())
+                        parts.push("spacing outside them".to_owned());
                     }
                     Outside::Notes => parts.push(
                         "comments or `use` lines outside the marked functions"

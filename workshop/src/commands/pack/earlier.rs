@@ -234,11 +234,11 @@ mod tests {
                 .unwrap();
             }),
             ("notes", |dir| {
-                fs::write(dir.join("NOTES.md"), "my notes\n").unwrap()
+                fs::write(dir.join("NOTES.md"), "my notes\n").unwrap();
             }),
             // A pack from before the list: only the config's mark says so.
             ("unlisted", |dir| {
-                fs::remove_file(dir.join(MANIFEST)).unwrap()
+                fs::remove_file(dir.join(MANIFEST)).unwrap();
             }),
         ];
         for (name, worked) in work {
