@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::memory::MemoryCap;
 use super::processes;
 
 /// What a program printed, stdout and stderr together.
@@ -35,7 +36,11 @@ pub fn merged_output_within(
         .stdin(Stdio::null())
         .stdout(writer.try_clone()?)
         .stderr(writer);
+    // Under the tests' memory cap: a runaway demo once held 4 GiB for the
+    // 8 s it may run. The child takes the cap as it starts.
+    let capped = MemoryCap::new();
     let mut child = processes::spawn_test(&mut command)?;
+    drop(capped);
     drop(command); // our copies of the writer: the read ends with the child
     let printed = Arc::new(Mutex::new(Vec::new()));
     let (done, finished) = mpsc::channel();
@@ -91,6 +96,18 @@ mod tests {
         assert!(began.elapsed() < Duration::from_secs(5));
         assert!(printed.stopped);
         assert_eq!(printed.text, "out\nerr\n");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_program_runs_under_the_tests_memory_cap() {
+        let mut command = Command::new("sh");
+        command.args(["-c", "ulimit -d"]);
+        let printed =
+            merged_output_within(command, Duration::from_secs(20), |_| false)
+                .unwrap();
+        let kib = super::super::MEMORY_LIMIT_GIB << 20;
+        assert_eq!(printed.text.trim(), kib.to_string());
     }
 
     #[test]
