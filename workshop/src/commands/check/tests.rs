@@ -269,3 +269,89 @@ fn a_lesson_type_the_written_function_no_longer_constructs_is_a_clue() {
         "a name, not a part of one"
     );
 }
+
+/// What a pinned output's test says (its panic, then the runner's summary
+/// of insta's table) when the participant's prints added `added` to it.
+fn with_lines_added(id: &str, added: &[&str]) -> TestRun {
+    let lines: Vec<String> = added.iter().map(|line| format!("+{line}")).collect();
+    failed(
+        id,
+        &format!(
+            "thread 'x' panicked at insta/src/runtime.rs:734:13:\nsnapshot \
+             assertion for 'trace-step03' failed in line 240\n{}\n{}",
+            readable::ONLY_ADDED_LINES,
+            lines.join("\n")
+        ),
+    )
+}
+
+fn verdict_on_runs(step: &Step, runs: Vec<TestRun>) -> Checked {
+    let ran = Ran {
+        runs,
+        not_run: Vec::new(),
+        enough: false,
+    };
+    let cargo = Cargo {
+        root: step.root.clone(),
+        target_dir: None,
+    };
+    verdict_on(step, &[], &ran, None, &cargo, &Progress::new(true))
+        .expect("a verdict")
+}
+
+#[test]
+fn a_dbg_in_a_right_function_is_named_and_blames_nothing() {
+    let step = step("3");
+    let dbg = "[step03-sleep/src/lib.rs:83:9] sequence = 0";
+    let again = "[step03-sleep/src/lib.rs:83:9] sequence = 1";
+    let trace = with_lines_added("traces::step03_trace_pinned", &[dbg, again]);
+    let demo = with_lines_added(
+        "snapshots::step03_default_run",
+        &["[stderr]", dbg, "my own line"],
+    );
+    let checked = verdict_on_runs(&step, vec![trace, demo]);
+    let report = &checked.report;
+    assert!(checked.passed, "{report}");
+    assert!(checked.next.is_none(), "{report}");
+    assert!(
+        report.contains(&format!(
+            "    `{dbg}`: a `dbg!` at step03-sleep/src/lib.rs, line 83\n    `my own line`\n"
+        )),
+        "one line for each print, the `dbg!` by where it is: {report}"
+    );
+    assert!(!report.contains("sequence = 1"), "{report}");
+    assert!(!report.contains("[stderr]"), "{report}");
+    assert!(!report.contains("a `trace` call left out"), "{report}");
+}
+
+#[test]
+fn a_changed_pinned_line_beside_the_prints_is_still_a_difference() {
+    let step = step("3");
+    let changed = failed(
+        "traces::step03_trace_pinned",
+        "snapshot assertion for 'trace-step03' failed\nThe step printed \
+         something else than the chapter shows (first changed lines; - the \
+         chapter, + now):\n+[src/lib.rs:83:9] sequence = 0\n-turn 1: ran 1 callbacks",
+    );
+    let checked = verdict_on_runs(&step, vec![changed]);
+    assert!(!checked.passed, "{}", checked.report);
+    assert!(
+        checked
+            .report
+            .starts_with("The loop no longer says what it does"),
+        "{}",
+        checked.report
+    );
+}
+
+#[test]
+fn lines_only_added_do_not_end_the_run_early() {
+    let prints = with_lines_added("snapshots::step03_default_run", &["mine"]);
+    let cases = vec![prints.case.clone()];
+    assert!(!a_failure_to_explain(
+        std::slice::from_ref(&prints),
+        0,
+        &cases,
+        &[]
+    ));
+}

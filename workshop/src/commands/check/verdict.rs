@@ -2,6 +2,7 @@
 //! fix next and the test that shows it best, or that no one function can
 //! be named and why.
 
+use super::prints;
 use super::probe::{self, Found};
 use super::review;
 use super::trace;
@@ -28,16 +29,21 @@ pub(super) fn verdict_on(
     cargo: &Cargo,
     progress: &Progress,
 ) -> Result<Checked, String> {
-    let failures: Vec<&TestRun> = ran
+    // A pinned output with only the participant's prints added passed.
+    let (with_prints, failures): (Vec<&TestRun>, Vec<&TestRun>) = ran
         .runs
         .iter()
         .filter(|run| !run.outcome.passed())
-        .collect();
+        .partition(|run| prints::added_lines(run).is_some());
+    let own_prints = prints::note(&with_prints);
     if failures.is_empty() {
-        return Ok(passes(step, marked, ran.runs.len()));
+        let mut checked = passes(step, marked, ran.runs.len());
+        checked.report.push_str(&beside_the_verdict(&own_prints));
+        return Ok(checked);
     }
     let mut checked =
         verdict_on_failures(step, marked, &failures, ran, demo, cargo, progress)?;
+    checked.report.push_str(&beside_the_verdict(&own_prints));
     if failures.iter().all(|run| run.case.file == TRACES) {
         checked.report = format!(
             "The loop no longer says what it does: step {n}'s other tests \
@@ -48,6 +54,15 @@ pub(super) fn verdict_on(
         );
     }
     Ok(checked)
+}
+
+/// `note` as a paragraph after the verdict, if there is one.
+fn beside_the_verdict(note: &str) -> String {
+    if note.is_empty() {
+        String::new()
+    } else {
+        format!("\n\n{note}")
+    }
 }
 
 /// The verdict on `failures`, some of `ran`; `Err` when the tool's own
