@@ -79,6 +79,7 @@ impl EventLoop {
         callback: impl FnOnce(&EventLoop) + 'static,
     ) {
         let sequence = self.next_sequence.get();
+        eprintln!("my timer {sequence}");
         self.next_sequence.set(sequence + 1);
         self.timers.borrow_mut().push(Timer {
             deadline,

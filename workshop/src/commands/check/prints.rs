@@ -34,9 +34,6 @@ pub(super) fn added_lines(run: &TestRun) -> Option<Vec<&str>> {
 /// which passed but for the lines the participant's prints added.
 pub(super) fn note(passed_with_prints: &[&TestRun]) -> String {
     const SHOWN: usize = 4;
-    if passed_with_prints.is_empty() {
-        return String::new();
-    }
     // One line for each print: a `dbg!` prints from one place, each time
     // with another value.
     let mut prints: Vec<(String, String)> = Vec::new();
@@ -50,7 +47,8 @@ pub(super) fn note(passed_with_prints: &[&TestRun]) -> String {
                 format!("{file}:{number}"),
                 format!("`{line}`: a `dbg!` at {file}, line {number}"),
             ),
-            None => (line.to_owned(), format!("`{line}`")),
+            // An `eprintln!` of a value prints the same words each time.
+            None => (numbers_hidden(line), format!("`{line}`")),
         };
         if !prints.iter().any(|(seen, _)| *seen == place) {
             prints.push((place, said));
@@ -64,16 +62,18 @@ pub(super) fn note(passed_with_prints: &[&TestRun]) -> String {
     if prints.len() > SHOWN {
         shown.push(format!("and {} more", prints.len() - SHOWN));
     }
-    let tests: Vec<String> =
+    let ids: Vec<String> =
         passed_with_prints.iter().map(|run| run.case.id()).collect();
+    let tests = match ids.split_last() {
+        Some((last, [])) => format!("its test {last}"),
+        Some((last, first)) => format!("its tests {} and {last}", first.join(", ")),
+        None => return String::new(),
+    };
     format!(
         "Your own prints: the demo printed every line the chapter shows, and \
          these besides, so {} counted as passed:\n\n{}\n\nThey are yours, not \
          the loop's; take them out once you no longer need them.",
-        match tests.as_slice() {
-            [one] => format!("its test {one}"),
-            many => format!("its tests {}", many.join(", ")),
-        },
+        tests,
         indent(&shown.join("\n"))
     )
 }
@@ -87,4 +87,17 @@ fn dbg_place(line: &str) -> Option<(&str, u32)> {
     let line_number: u32 = parts.next()?.parse().ok()?;
     let file = parts.next()?;
     file.ends_with(".rs").then_some((file, line_number))
+}
+
+/// `line` with each run of digits made one `#`.
+fn numbers_hidden(line: &str) -> String {
+    let mut hidden = String::with_capacity(line.len());
+    for c in line.chars() {
+        if !c.is_ascii_digit() {
+            hidden.push(c);
+        } else if !hidden.ends_with('#') {
+            hidden.push('#');
+        }
+    }
+    hidden
 }

@@ -307,7 +307,7 @@ fn a_dbg_in_a_right_function_is_named_and_blames_nothing() {
     let trace = with_lines_added("traces::step03_trace_pinned", &[dbg, again]);
     let demo = with_lines_added(
         "snapshots::step03_default_run",
-        &["[stderr]", dbg, "my own line"],
+        &["[stderr]", dbg, "my timer 1 of 2", "my timer 2 of 2"],
     );
     let checked = verdict_on_runs(&step, vec![trace, demo]);
     let report = &checked.report;
@@ -315,11 +315,18 @@ fn a_dbg_in_a_right_function_is_named_and_blames_nothing() {
     assert!(checked.next.is_none(), "{report}");
     assert!(
         report.contains(&format!(
-            "    `{dbg}`: a `dbg!` at step03-sleep/src/lib.rs, line 83\n    `my own line`\n"
+            "    `{dbg}`: a `dbg!` at step03-sleep/src/lib.rs, line 83\n    `my timer 1 of 2`\n"
         )),
         "one line for each print, the `dbg!` by where it is: {report}"
     );
     assert!(!report.contains("sequence = 1"), "{report}");
+    assert!(!report.contains("2 of 2"), "{report}");
+    assert!(
+        report.contains(
+            "traces::step03_trace_pinned and snapshots::step03_default_run"
+        ),
+        "{report}"
+    );
     assert!(!report.contains("[stderr]"), "{report}");
     assert!(!report.contains("a `trace` call left out"), "{report}");
 }
