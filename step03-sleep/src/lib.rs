@@ -237,7 +237,7 @@ impl Ord for Timer {
     /// top: the earlier deadline is the greater, and of two equal deadlines
     /// the smaller sequence number (the timer scheduled first).
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))
+        (other.deadline, self.sequence).cmp(&(self.deadline, other.sequence))
     }
 }
 // ANCHOR_END: timer

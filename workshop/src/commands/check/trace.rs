@@ -66,7 +66,7 @@ pub(super) fn beside(
         .map(|title| pinned_trace::section(&printed.text, title))
         .collect();
     let yours = pinned_trace::redacted(&parts?.join("\n"));
-    let shown = first_difference(&yours, &theirs)?;
+    let shown = first_difference(&without_own_prints(&yours, &theirs), &theirs)?;
     let stopped = if printed.stopped {
         format!(
             " Your demo did not end within {} s and was stopped: its trace \
@@ -94,6 +94,24 @@ fn program(cargo: &Cargo, package: &str) -> Option<PathBuf> {
     }
     let program = dir.join("debug").join(format!("{package}{EXE_SUFFIX}"));
     program.is_file().then_some(program)
+}
+
+/// `yours` without the participant's own prints (a `dbg!`, an
+/// `eprintln!`): the lines that are neither the loop's trace nor printed
+/// anywhere in `theirs`. They are named beside the verdict (`prints`);
+/// here they would hide where the loop itself parts from the authors'.
+fn without_own_prints(yours: &str, theirs: &str) -> String {
+    let pinned: std::collections::HashSet<&str> = theirs.lines().collect();
+    yours
+        .lines()
+        .filter(|line| {
+            line.trim().is_empty()
+                || line.starts_with("[+")
+                || line.starts_with("== ")
+                || pinned.contains(line)
+        })
+        .map(|line| format!("{line}\n"))
+        .collect()
 }
 
 /// The lines of one turn of the loop, with the lines the program printed
@@ -329,6 +347,26 @@ mod tests {
             "{}",
             shown.table
         );
+    }
+
+    #[test]
+    fn the_participants_own_prints_are_not_the_loops_difference() {
+        let printed = THEIRS
+            .replace(
+                "slept 0.5 s\n",
+                "[step03-sleep/src/lib.rs:83:9] sequence = 0\nslept 0.5 s\n",
+            )
+            .replace("first timer\n", "my timer 1\nfirst timer\n");
+        assert!(
+            first_difference(&without_own_prints(&printed, THEIRS), THEIRS)
+                .is_none()
+        );
+        let wrong = printed
+            .replace("first timer\nsecond timer", "second timer\nfirst timer");
+        let shown = first_difference(&without_own_prints(&wrong, THEIRS), THEIRS)
+            .expect("the loop's own difference");
+        assert!(shown.table.contains("> second timer"), "{}", shown.table);
+        assert!(!shown.table.contains("my timer"), "{}", shown.table);
     }
 
     #[test]
