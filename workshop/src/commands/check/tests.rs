@@ -362,3 +362,23 @@ fn lines_only_added_do_not_end_the_run_early() {
         &[]
     ));
 }
+
+#[test]
+fn a_test_whose_own_guard_gave_up_says_so_not_a_second_limit() {
+    let step = step("3");
+    let guarded = TestRun {
+        took: crate::runner::PATIENCE,
+        ..failed("step03_timers::own", "still running after 12 s")
+    };
+    let report = verdict_on_runs(&step, vec![guarded]).report;
+    assert!(!report.contains("fails after"), "{report}");
+    assert!(
+        report.contains(&format!(
+            "step03_timers::own gave up after waiting {} s for the loop, \
+             within the {} s each test may run:",
+            crate::runner::PATIENCE.as_secs(),
+            TEST_DEADLINE.as_secs()
+        )),
+        "{report}"
+    );
+}

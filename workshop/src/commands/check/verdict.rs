@@ -11,7 +11,7 @@ use crate::commands::status::fingerprint;
 use crate::commands::{indent, write};
 use crate::readable;
 use crate::runner::{
-    Cargo, HURRIED, MEMORY_LIMIT_GIB, Outcome, Progress, Ran, TestRun,
+    Cargo, HURRIED, MEMORY_LIMIT_GIB, Outcome, Progress, Ran, TEST_DEADLINE, TestRun,
 };
 use crate::step::Step;
 use crate::track::{self, Marked};
@@ -425,11 +425,15 @@ fn describe(run: &TestRun) -> String {
             let first = readable::without_cleanup_noise(message).unwrap_or_default();
             format!("{id} fails:\n\n{}", indent(&readable::shorten(&first)))
         }
+        // Its own guard gave up before `check` would have stopped it: one
+        // limit said, the one that ended it.
         Outcome::Failed(message) if run.hung() => format!(
-            "{id} fails after {} s:\n\n{}\n\nA test that runs this long means a \
+            "{id} gave up after waiting {} s for the loop, within the {} s each \
+             test may run:\n\n{}\n\nA test that waits this long means a \
              loop that never ends, or a wake-up that never comes (a task or a \
              timer that nothing wakes).",
             run.took.as_secs(),
+            TEST_DEADLINE.as_secs(),
             indent(&readable::shorten(message))
         ),
         Outcome::Failed(message) => {
