@@ -229,21 +229,52 @@ fn table(rows: &[Row]) -> String {
     if end < rows.len() {
         lines.push(format!("  … {} lines below", rows.len() - end));
     }
+    lines.extend(whole(rows.get(first)));
     lines.join("\n")
+}
+
+/// The row marked `>`, each side whole, when a column cut it: the words
+/// cut are often those that matter ("error: a lost wake-up: no task can
+/// …").
+fn whole(marked: Option<&Row>) -> Vec<String> {
+    let Some(&(mine, their)) = marked else {
+        return Vec::new();
+    };
+    let cut =
+        |line: Option<&str>| line.is_some_and(|line| shown(line).ends_with('…'));
+    if !cut(mine) && !cut(their) {
+        return Vec::new();
+    }
+    let untimed = |line: Option<&str>| {
+        line.map_or_else(
+            || "(nothing)".to_owned(),
+            |line| shown_whole(line).to_owned(),
+        )
+    };
+    vec![
+        String::new(),
+        "  The line marked `>`, whole:".to_owned(),
+        format!("    yours:        {}", untimed(mine)),
+        format!("    the authors': {}", untimed(their)),
+    ]
 }
 
 /// A line as a column shows it: without its time (hidden anyway), cut to
 /// the column's width.
 fn shown(line: &str) -> String {
-    let line = line
-        .strip_prefix("[+")
-        .and_then(|rest| Some(rest.split_once(" s] ")?.1))
-        .unwrap_or(line);
+    let line = shown_whole(line);
     if line.chars().count() <= COLUMN {
         return line.to_owned();
     }
     let cut: String = line.chars().take(COLUMN - 1).collect();
     format!("{cut}…")
+}
+
+/// A line without its time (hidden anyway).
+fn shown_whole(line: &str) -> &str {
+    line.strip_prefix("[+")
+        .and_then(|rest| Some(rest.split_once(" s] ")?.1))
+        .unwrap_or(line)
 }
 
 /// `line` in the left column, padded to its width.
@@ -311,8 +342,33 @@ mod tests {
             "  second timer                         | first timer",
             "  first timer                          | second timer",
             "  turn 1: ran 2 callbacks              | turn 1: ran 2 callbacks",
+            "",
+            "  The line marked `>`, whole:",
+            "    yours:        turn 1: timer due: 1 (deadline +#.### s)",
+            "    the authors': turn 1: timer due: 0 (deadline +#.### s)",
         ];
         assert_eq!(shown.table, expected.join("\n"), "\n{}", shown.table);
+    }
+
+    #[test]
+    fn the_line_that_differs_is_shown_whole_below_when_a_column_cuts_it() {
+        let lost = "[+#.### s] turn 2: error: a lost wake-up: no task can \
+                    run and nothing will wake one";
+        let yours =
+            THEIRS.replace("[+#.### s] turn 2: wait: nothing to wait for", lost);
+        let shown = first_difference(&yours, THEIRS).expect("they differ");
+        assert!(
+            shown.table.ends_with(
+                "  The line marked `>`, whole:\n    yours:        turn 2: error: \
+                 a lost wake-up: no task can run and nothing will wake one\n    \
+                 the authors': turn 2: wait: nothing to wait for"
+            ),
+            "{}",
+            shown.table
+        );
+        let short = THEIRS.replace("slept 0.5 s", "slept 0.6 s");
+        let shown = first_difference(&short, THEIRS).expect("they differ");
+        assert!(!shown.table.contains("whole:"), "{}", shown.table);
     }
 
     #[test]
