@@ -382,3 +382,36 @@ fn a_test_whose_own_guard_gave_up_says_so_not_a_second_limit() {
         "{report}"
     );
 }
+
+fn trace_changed(changed: &[&str]) -> TestRun {
+    failed(
+        "traces::step03_trace_pinned",
+        &format!(
+            "snapshot assertion for 'trace-step03' failed\nThe step printed \
+             something else than the chapter shows (first changed lines; - the \
+             chapter, + now):\n{}",
+            changed.join("\n")
+        ),
+    )
+}
+
+#[test]
+fn a_trace_call_left_out_is_said_only_when_a_trace_line_is_missing() {
+    let step = step("3");
+    let missing = trace_changed(&["-[+#.### s] turn 1: waited #.### s"]);
+    let report = verdict_on_runs(&step, vec![missing]).report;
+    assert!(
+        report.contains("a line of the authors' trace is missing from yours: a `trace` call left out?"),
+        "{report}"
+    );
+    let something_else = trace_changed(&[
+        "+[+#.### s] turn 2: timer due: 1 (deadline +#.### s)",
+        "-[+#.### s] turn 2: timer due: 0 (deadline +#.### s)",
+    ]);
+    let report = verdict_on_runs(&step, vec![something_else]).report;
+    assert!(!report.contains("left out"), "{report}");
+    assert!(
+        report.contains("your loop did something else than the authors' at turn 2."),
+        "{report}"
+    );
+}

@@ -124,7 +124,7 @@ struct Turn<'a> {
 }
 
 /// The number of the turn a trace line is of (`[+S.SSS s] turn N: …`).
-fn turn_of(line: &str) -> Option<u64> {
+pub(super) fn turn_of(line: &str) -> Option<u64> {
     let rest = line.strip_prefix("[+")?.split_once(" s] ")?.1;
     rest.strip_prefix("turn ")?.split_once(": ")?.0.parse().ok()
 }

@@ -48,13 +48,47 @@ pub(super) fn verdict_on(
         checked.report = format!(
             "The loop no longer says what it does: step {n}'s other tests \
              pass, but its trace tests fail (the lines `LOOP_TRACE=1` \
-             prints, chapter {n}: a `trace` call left out or moved?).\n\n{}",
+             prints, chapter {n}): {}.\n\n{}",
+            trace_story(&failures),
             checked.report,
             n = step.number
         );
     }
     Ok(checked)
 }
+
+/// What the failing trace tests' changed lines say: a line of the
+/// authors' trace missing (only lines taken away: a `trace` call left
+/// out), or the loop doing something else, at the turn where the first
+/// changed line is.
+fn trace_story(failures: &[&TestRun]) -> String {
+    let changed: Vec<&str> = failures
+        .iter()
+        .filter_map(|run| {
+            let (_, after) = run.outcome.message().split_once(SOMETHING_ELSE)?;
+            Some(after.lines().filter(|line| line.starts_with(['+', '-'])))
+        })
+        .flatten()
+        .collect();
+    let removed = changed.iter().any(|line| line.starts_with('-'));
+    let added = changed.iter().any(|line| line.starts_with('+'));
+    if removed && !added {
+        return "a line of the authors' trace is missing from yours: a `trace` \
+                call left out?"
+            .to_owned();
+    }
+    let turn = changed.iter().find_map(|line| trace::turn_of(&line[1..]));
+    match turn {
+        Some(turn) => {
+            format!("your loop did something else than the authors' at turn {turn}")
+        }
+        None => "your loop did something else than the authors'".to_owned(),
+    }
+}
+
+/// How the runner begins the changed lines of a pinned output that
+/// differs, more than by lines added (`readable::ONLY_ADDED_LINES`).
+const SOMETHING_ELSE: &str = "(first changed lines; - the chapter, + now):";
 
 /// `note` as a paragraph after the verdict, if there is one.
 fn beside_the_verdict(note: &str) -> String {
