@@ -140,7 +140,7 @@ fn a_functions_own_test_is_shown_when_it_fails() {
         not_run: Vec::new(),
         enough: false,
     };
-    let report = not_right(&step, &blame, &[&other, &own], &ran, None).report;
+    let report = not_right(&step, &blame, &[&other, &own], &ran, None, &[]).report;
     assert!(
         report.contains(&format!("{} fails:\n\n    polled twice", wake.test)),
         "{report}"
@@ -412,6 +412,45 @@ fn a_trace_call_left_out_is_said_only_when_a_trace_line_is_missing() {
     assert!(!report.contains("left out"), "{report}");
     assert!(
         report.contains("your loop did something else than the authors' at turn 2."),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_test_stopped_at_a_later_functions_todo_is_not_the_evidence() {
+    let step = step("7");
+    let marked = step.authors_track().expect("step 7's track");
+    let (blamed, later) = (&marked[0], &marked[marked.len() - 1]);
+    let at_todo = format!(
+        "thread 'x' panicked at step07-io/src/lib.rs:1:1:\nnot yet implemented: {} \
+         see chapter 7\nBrokenPipe",
+        later.todo_message()
+    );
+    let own = failed(&blamed.test, &at_todo);
+    let other = failed("step07_sockets::other", "the reply was empty");
+    let blame = Blame {
+        function: blamed,
+        tests: vec![own.case.id(), other.case.id()],
+        why: "the probe says so".to_owned(),
+    };
+    let ran = Ran {
+        runs: vec![own.clone(), other.clone()],
+        not_run: Vec::new(),
+        enough: false,
+    };
+    let report =
+        not_right(&step, &blame, &[&own, &other], &ran, None, &[later]).report;
+    assert!(
+        report.contains("step07_sockets::other fails:\n\n    the reply was empty"),
+        "a test that does not reach the todo!() is shown: {report}"
+    );
+    let report = not_right(&step, &blame, &[&own], &ran, None, &[later]).report;
+    assert!(
+        report.contains(&format!(
+            "This test stops at the `todo!()` of `{}`, which you have not written \
+             yet: `{}` cannot be judged until",
+            later.function, blamed.function
+        )),
         "{report}"
     );
 }

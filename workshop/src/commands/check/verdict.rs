@@ -140,6 +140,7 @@ fn verdict_on_failures(
                     failures,
                     ran,
                     beside.as_deref(),
+                    &blanks,
                 ));
             }
             Found::PassedOnRerun => return Ok(passed_on_rerun(step, failures)),
@@ -268,20 +269,35 @@ pub(super) fn not_right(
     failures: &[&TestRun],
     ran: &Ran,
     beside: Option<&str>,
+    blanks: &[&Marked],
 ) -> Checked {
     let m = blame.function;
+    // A test that stops at the `todo!()` of a function not yet written
+    // says little of this one: shown only when no other test fails.
+    let blank_reached = |run: &TestRun| {
+        blanks
+            .iter()
+            .find(|b| run.outcome.message().contains(&b.todo_message()))
+            .copied()
+    };
     let mut answered: Vec<&TestRun> = failures
         .iter()
         .copied()
         .filter(|run| blame.tests.contains(&run.case.id()))
         .collect();
-    answered.sort_by_key(|run| (clarity_rank(run), run.case.id() != m.test));
+    answered.sort_by_key(|run| {
+        (
+            blank_reached(run).is_some(),
+            clarity_rank(run),
+            run.case.id() != m.test,
+        )
+    });
     // The function's own test, the one its marker names, says the most
-    // about it, when it failed with a message rather than hung.
-    let own = failures
-        .iter()
-        .copied()
-        .find(|run| run.case.id() == m.test && !run.hung());
+    // about it, when it failed with a message rather than hung, and not
+    // at another function's `todo!()`.
+    let own = failures.iter().copied().find(|run| {
+        run.case.id() == m.test && !run.hung() && blank_reached(run).is_none()
+    });
     let shown = own
         .or_else(|| answered.first().copied())
         .unwrap_or(failures[0]);
@@ -292,6 +308,9 @@ pub(super) fn not_right(
         .collect();
     // Where the failure shows is not always where the mistake is.
     let note = review::note(step, m, shown.outcome.message())
+        .or_else(|| {
+            blank_reached(shown).map(|blank| cannot_judge_yet(step, m, blank))
+        })
         .map(|note| format!("\n\n{note}"))
         .unwrap_or_default();
     let beside = beside
@@ -318,6 +337,19 @@ pub(super) fn not_right(
             step.number
         ),
     }
+}
+
+/// The test shown for `blamed` stopped at the `todo!()` of `blank`.
+fn cannot_judge_yet(step: &Step, blamed: &Marked, blank: &Marked) -> String {
+    format!(
+        "This test stops at the `todo!()` of `{blank}`, which you have not \
+         written yet: `{blamed}` cannot be judged until `{blank}` is written (chapter {n}, section \"{section}\"). \
+         Write it next, then check again.",
+        blank = blank.function,
+        blamed = blamed.function,
+        n = step.number,
+        section = blank.section,
+    )
 }
 
 /// The failures did not come back when the tests ran again as they are.
