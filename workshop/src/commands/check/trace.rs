@@ -53,7 +53,11 @@ pub(super) fn beside(
          the authors'"
     ));
     let mut command = Command::new(program);
-    command.current_dir(&step.root).env("LOOP_TRACE", "1");
+    // A panic's backtrace is no part of a trace: the panic is said apart.
+    command
+        .current_dir(&step.root)
+        .env("LOOP_TRACE", "1")
+        .env("RUST_BACKTRACE", "0");
     let printed = runner::merged_output_within(command, DEMO_LIMIT, |so_far| {
         titles
             .iter()
@@ -76,10 +80,13 @@ pub(super) fn beside(
     } else {
         String::new()
     };
+    let panicked = panic_in(&printed.text)
+        .map(|panic| format!(" Your demo panicked: {panic}"))
+        .unwrap_or_default();
     Some(format!(
         "Step {n}'s demo under `LOOP_TRACE=1`, your loop beside the \
          authors': the first turn that differs is {} (`>` marks its first \
-         line that differs; times hidden).{stopped} `LOOP_TRACE=1 cargo run \
+         line that differs; times hidden).{stopped}{panicked} `LOOP_TRACE=1 cargo run \
          -p step{n:02}` shows your whole trace.\n\n{}",
         shown.which, shown.table
     ))
@@ -94,6 +101,16 @@ fn program(cargo: &Cargo, package: &str) -> Option<PathBuf> {
     }
     let program = dir.join("debug").join(format!("{package}{EXE_SUFFIX}"));
     program.is_file().then_some(program)
+}
+
+/// The first panic in a demo's output, its place and message in one
+/// line: the table leaves it out, as it is no line of the trace.
+fn panic_in(printed: &str) -> Option<String> {
+    let mut lines = printed.lines();
+    let at = lines.find(|line| line.contains(" panicked at "))?;
+    let place = at.split_once(" panicked at ")?.1.trim_end_matches(':');
+    let message = lines.next().unwrap_or_default().trim();
+    Some(format!("\"{message}\" (at {place})."))
 }
 
 /// `yours` without the participant's own prints (a `dbg!`, an
@@ -423,6 +440,28 @@ mod tests {
             .expect("the loop's own difference");
         assert!(shown.table.contains("> second timer"), "{}", shown.table);
         assert!(!shown.table.contains("my timer"), "{}", shown.table);
+    }
+
+    #[test]
+    fn a_panic_and_its_backtrace_stay_out_of_the_table() {
+        let panicked = THEIRS.replace(
+            "[+#.### s] turn 2: wait: nothing to wait for\n",
+            "thread 'main' (7) panicked at step03-sleep/src/lib.rs:90:9:\n\
+             the heap is empty\nstack backtrace:\n   0: __rustc::rust_begin_unwind\n\
+             \x20            at /rustc/abc/library/std/src/panicking.rs:689:5\n",
+        );
+        let shown = first_difference(&without_own_prints(&panicked, THEIRS), THEIRS)
+            .expect("the turn it lacks");
+        assert!(!shown.table.contains("backtrace"), "{}", shown.table);
+        assert!(
+            !shown.table.contains("rust_begin_unwind"),
+            "{}",
+            shown.table
+        );
+        assert_eq!(
+            panic_in(&panicked).as_deref(),
+            Some("\"the heap is empty\" (at step03-sleep/src/lib.rs:90:9).")
+        );
     }
 
     #[test]
