@@ -79,7 +79,6 @@ impl EventLoop {
         callback: impl FnOnce(&EventLoop) + 'static,
     ) {
         let sequence = self.next_sequence.get();
-        eprintln!("my timer {sequence}");
         self.next_sequence.set(sequence + 1);
         self.timers.borrow_mut().push(Timer {
             deadline,
@@ -237,7 +236,7 @@ impl Ord for Timer {
     /// top: the earlier deadline is the greater, and of two equal deadlines
     /// the smaller sequence number (the timer scheduled first).
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.deadline, self.sequence).cmp(&(self.deadline, other.sequence))
+        (other.deadline, other.sequence).cmp(&(self.deadline, self.sequence))
     }
 }
 // ANCHOR_END: timer
