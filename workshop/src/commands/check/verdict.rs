@@ -48,7 +48,7 @@ pub(super) fn verdict_on(
         checked.report = format!(
             "The loop no longer says what it does: step {n}'s other tests \
              pass, but its trace tests fail (the lines `LOOP_TRACE=1` \
-             prints, chapter {n}): {}.\n\n{}",
+             prints, chapter {n}): {}\n\n{}",
             trace_story(&failures),
             checked.report,
             n = step.number
@@ -80,9 +80,9 @@ fn trace_story(failures: &[&TestRun]) -> String {
     let turn = changed.iter().find_map(|line| trace::turn_of(&line[1..]));
     match turn {
         Some(turn) => {
-            format!("your loop did something else than the authors' at turn {turn}")
+            format!("your loop did something else than the authors' at turn {turn}.")
         }
-        None => "your loop did something else than the authors'".to_owned(),
+        None => "your loop did something else than the authors'.".to_owned(),
     }
 }
 
