@@ -74,6 +74,14 @@ pub struct TestRun {
 }
 
 impl TestRun {
+    /// Whether it failed only for lines added to the output it pins,
+    /// every pinned line still there (`crate::readable::ONLY_ADDED_LINES`):
+    /// a participant's own prints, no failure that names a mistake.
+    pub fn only_lines_added(&self) -> bool {
+        matches!(&self.outcome, Outcome::Failed(message)
+            if message.contains(crate::readable::ONLY_ADDED_LINES))
+    }
+
     /// Whether it looks like a loop that never ends: stopped at the
     /// deadline or the memory limit, or failed only after `HANG_SIGN` (a
     /// test's own guard, `within`, gave up).

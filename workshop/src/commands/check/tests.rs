@@ -454,3 +454,31 @@ fn a_test_stopped_at_a_later_functions_todo_is_not_the_evidence() {
         "{report}"
     );
 }
+
+#[test]
+fn prints_alone_and_tests_left_out_are_no_pass() {
+    let step = step("3");
+    let prints = with_lines_added("snapshots::step03_default_run", &["mine"]);
+    let ran = Ran {
+        not_run: vec![failed("traces::step03_trace_pinned", "").case],
+        ..Ran {
+            runs: vec![prints],
+            not_run: Vec::new(),
+            enough: false,
+        }
+    };
+    let cargo = Cargo {
+        root: step.root.clone(),
+        target_dir: None,
+    };
+    let checked = verdict_on(&step, &[], &ran, None, &cargo, &Progress::new(true))
+        .expect("a verdict");
+    assert!(!checked.passed, "{}", checked.report);
+    assert!(
+        checked
+            .report
+            .starts_with("Step 3's tests that ran pass, but not all of them ran."),
+        "{}",
+        checked.report
+    );
+}

@@ -14,7 +14,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::pinned_trace;
-use crate::runner::{self, Cargo, Progress};
+use crate::runner::{self, Cargo, Progress, TestRun};
 use crate::step::Step;
 
 /// How long the demo may run. It is stopped as soon as its last pinned
@@ -92,6 +92,39 @@ pub(super) fn beside(
     ))
 }
 
+/// What the failing trace tests' changed lines say: a line of the
+/// authors' trace missing (only lines taken away: a `trace` call left
+/// out), or the loop doing something else, at the turn where the first
+/// changed line is.
+pub(super) fn story(failures: &[&TestRun]) -> String {
+    let changed: Vec<&str> = failures
+        .iter()
+        .filter_map(|run| {
+            let (_, after) = run.outcome.message().split_once(SOMETHING_ELSE)?;
+            Some(after.lines().filter(|line| line.starts_with(['+', '-'])))
+        })
+        .flatten()
+        .collect();
+    let removed = changed.iter().any(|line| line.starts_with('-'));
+    let added = changed.iter().any(|line| line.starts_with('+'));
+    if removed && !added {
+        return "a line of the authors' trace is missing from yours: a `trace` \
+                call left out?"
+            .to_owned();
+    }
+    let turn = changed.iter().find_map(|line| turn_of(&line[1..]));
+    match turn {
+        Some(turn) => {
+            format!("your loop did something else than the authors' at turn {turn}.")
+        }
+        None => "your loop did something else than the authors'.".to_owned(),
+    }
+}
+
+/// How the runner begins the changed lines of a pinned output that
+/// differs, more than by lines added (`readable::ONLY_ADDED_LINES`).
+const SOMETHING_ELSE: &str = "(first changed lines; - the chapter, + now):";
+
 /// Where Cargo put `package`'s program: `check` built it for the host, in
 /// the debug profile, unless `CARGO_BUILD_TARGET` names a target.
 fn program(cargo: &Cargo, package: &str) -> Option<PathBuf> {
@@ -141,7 +174,7 @@ struct Turn<'a> {
 }
 
 /// The number of the turn a trace line is of (`[+S.SSS s] turn N: …`).
-pub(super) fn turn_of(line: &str) -> Option<u64> {
+fn turn_of(line: &str) -> Option<u64> {
     let rest = line.strip_prefix("[+")?.split_once(" s] ")?.1;
     rest.strip_prefix("turn ")?.split_once(": ")?.0.parse().ok()
 }

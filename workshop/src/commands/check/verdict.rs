@@ -36,6 +36,22 @@ pub(super) fn verdict_on(
         .filter(|run| !run.outcome.passed())
         .partition(|run| prints::added_lines(run).is_some());
     let own_prints = prints::note(&with_prints);
+    if failures.is_empty() && !ran.not_run.is_empty() {
+        // Nothing failed, but not everything ran: no pass to record.
+        return Ok(Checked {
+            passed: false,
+            next: None,
+            failed: Vec::new(),
+            at_its_todo: false,
+            report: format!(
+                "Step {n}'s tests that ran pass, but not all of them ran.{}{}\n\nCheck \
+                 again with `cargo workshop check {n}`.",
+                left_out(ran),
+                beside_the_verdict(&own_prints),
+                n = step.number
+            ),
+        });
+    }
     if failures.is_empty() {
         let mut checked = passes(step, marked, ran.runs.len());
         checked.report.push_str(&beside_the_verdict(&own_prints));
@@ -49,46 +65,13 @@ pub(super) fn verdict_on(
             "The loop no longer says what it does: step {n}'s other tests \
              pass, but its trace tests fail (the lines `LOOP_TRACE=1` \
              prints, chapter {n}): {}\n\n{}",
-            trace_story(&failures),
+            trace::story(&failures),
             checked.report,
             n = step.number
         );
     }
     Ok(checked)
 }
-
-/// What the failing trace tests' changed lines say: a line of the
-/// authors' trace missing (only lines taken away: a `trace` call left
-/// out), or the loop doing something else, at the turn where the first
-/// changed line is.
-fn trace_story(failures: &[&TestRun]) -> String {
-    let changed: Vec<&str> = failures
-        .iter()
-        .filter_map(|run| {
-            let (_, after) = run.outcome.message().split_once(SOMETHING_ELSE)?;
-            Some(after.lines().filter(|line| line.starts_with(['+', '-'])))
-        })
-        .flatten()
-        .collect();
-    let removed = changed.iter().any(|line| line.starts_with('-'));
-    let added = changed.iter().any(|line| line.starts_with('+'));
-    if removed && !added {
-        return "a line of the authors' trace is missing from yours: a `trace` \
-                call left out?"
-            .to_owned();
-    }
-    let turn = changed.iter().find_map(|line| trace::turn_of(&line[1..]));
-    match turn {
-        Some(turn) => {
-            format!("your loop did something else than the authors' at turn {turn}.")
-        }
-        None => "your loop did something else than the authors'.".to_owned(),
-    }
-}
-
-/// How the runner begins the changed lines of a pinned output that
-/// differs, more than by lines added (`readable::ONLY_ADDED_LINES`).
-const SOMETHING_ELSE: &str = "(first changed lines; - the chapter, + now):";
 
 /// `note` as a paragraph after the verdict, if there is one.
 fn beside_the_verdict(note: &str) -> String {
