@@ -80,8 +80,28 @@ pub(super) fn beside(
     } else {
         String::new()
     };
-    let panicked = panic_in(&printed.text)
-        .map(|panic| format!(" Your demo panicked: {panic}"))
+    let panic = panic_in(&printed.text);
+    if let Some(todo) = panic.as_ref().filter(|panic| panic.at_a_todo()) {
+        // The trace differs from there on for the function not written,
+        // which says nothing of the function named.
+        return Some(format!(
+            "Step {n}'s demo stops at a `todo!()` ({}), so its trace cannot be \
+             set beside the authors' until that function is written.",
+            todo.message
+        ));
+    }
+    let panicked = panic
+        .map(|panic| {
+            let end = if panic.message.ends_with(['.', '!', '?']) {
+                ""
+            } else {
+                "."
+            };
+            format!(
+                " Your demo panicked at {}: {}{end}",
+                panic.place, panic.message
+            )
+        })
         .unwrap_or_default();
     Some(format!(
         "Step {n}'s demo under `LOOP_TRACE=1`, your loop beside the \
@@ -138,12 +158,34 @@ fn program(cargo: &Cargo, package: &str) -> Option<PathBuf> {
 
 /// The first panic in a demo's output, its place and message in one
 /// line: the table leaves it out, as it is no line of the trace.
-fn panic_in(printed: &str) -> Option<String> {
+fn panic_in(printed: &str) -> Option<Panic> {
     let mut lines = printed.lines();
     let at = lines.find(|line| line.contains(" panicked at "))?;
     let place = at.split_once(" panicked at ")?.1.trim_end_matches(':');
     let message = lines.next().unwrap_or_default().trim();
-    Some(format!("\"{message}\" (at {place})."))
+    let end = if message.ends_with(['.', '!', '?']) {
+        ""
+    } else {
+        "."
+    };
+    Some(Panic {
+        place: place.to_owned(),
+        message: format!("{message}{end}"),
+    })
+}
+
+/// Where a demo panicked, and what it said, as a sentence.
+#[derive(Debug, PartialEq)]
+struct Panic {
+    place: String,
+    message: String,
+}
+
+impl Panic {
+    /// Whether it is the `todo!()` of a function not written yet.
+    fn at_a_todo(&self) -> bool {
+        self.message.starts_with("not yet implemented")
+    }
 }
 
 /// `yours` without the participant's own prints (a `dbg!`, an
@@ -491,10 +533,17 @@ mod tests {
             "{}",
             shown.table
         );
+        let panic = panic_in(&panicked).expect("a panic");
         assert_eq!(
-            panic_in(&panicked).as_deref(),
-            Some("\"the heap is empty\" (at step03-sleep/src/lib.rs:90:9).")
+            (panic.place.as_str(), panic.message.as_str()),
+            ("step03-sleep/src/lib.rs:90:9", "the heap is empty")
         );
+        assert!(!panic.at_a_todo());
+        let at_todo = panicked.replace(
+            "the heap is empty",
+            "not yet implemented: write `Socket::read`: see chapter 7",
+        );
+        assert!(panic_in(&at_todo).expect("a panic").at_a_todo());
     }
 
     #[test]
