@@ -163,14 +163,9 @@ fn panic_in(printed: &str) -> Option<Panic> {
     let at = lines.find(|line| line.contains(" panicked at "))?;
     let place = at.split_once(" panicked at ")?.1.trim_end_matches(':');
     let message = lines.next().unwrap_or_default().trim();
-    let end = if message.ends_with(['.', '!', '?']) {
-        ""
-    } else {
-        "."
-    };
     Some(Panic {
         place: place.to_owned(),
-        message: format!("{message}{end}"),
+        message: message.to_owned(),
     })
 }
 
