@@ -86,7 +86,10 @@ fn dbg_place(line: &str) -> Option<(&str, u32)> {
     let _column: u32 = parts.next()?.parse().ok()?;
     let line_number: u32 = parts.next()?.parse().ok()?;
     let file = parts.next()?;
-    file.ends_with(".rs").then_some((file, line_number))
+    let rust = std::path::Path::new(file)
+        .extension()
+        .is_some_and(|extension| extension.eq_ignore_ascii_case("rs"));
+    rust.then_some((file, line_number))
 }
 
 /// `line` with each run of digits made one `#`.

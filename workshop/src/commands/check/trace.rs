@@ -197,8 +197,11 @@ fn without_own_prints(yours: &str, theirs: &str) -> String {
                 || line.starts_with("== ")
                 || pinned.contains(line)
         })
-        .map(|line| format!("{line}\n"))
-        .collect()
+        .fold(String::new(), |mut kept, line| {
+            kept.push_str(line);
+            kept.push('\n');
+            kept
+        })
 }
 
 /// The lines of one turn of the loop, with the lines the program printed
