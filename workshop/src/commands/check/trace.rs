@@ -183,19 +183,29 @@ impl Panic {
     }
 }
 
-/// `yours` without the participant's own prints (a `dbg!`, an
-/// `eprintln!`): the lines that are neither the loop's trace nor printed
-/// anywhere in `theirs`. They are named beside the verdict (`prints`);
-/// here they would hide where the loop itself parts from the authors'.
+/// `yours` without the participant's own prints and a panic's lines:
+/// a `dbg!`'s (`[src/lib.rs:83:9] …`), and any line that is not the
+/// loop's trace and starts with a word no line of `theirs` starts with
+/// (`my timer 0`, `stack backtrace:`). A line of the demo's own that
+/// changed (`parent: cancel() -> false`) starts as one of theirs does,
+/// and stays. The prints are named beside the verdict (`prints`); here
+/// they would hide where the loop itself parts from the authors'.
 fn without_own_prints(yours: &str, theirs: &str) -> String {
-    let pinned: std::collections::HashSet<&str> = theirs.lines().collect();
+    let first_word = |line: &str| line.split_whitespace().next().map(str::to_owned);
+    let their_words: std::collections::HashSet<String> =
+        theirs.lines().filter_map(first_word).collect();
+    let a_dbg = |line: &str| {
+        line.strip_prefix('[')
+            .and_then(|rest| rest.split_once("] "))
+            .is_some_and(|(place, _)| place.contains(".rs:"))
+    };
     yours
         .lines()
         .filter(|line| {
-            line.trim().is_empty()
-                || line.starts_with("[+")
-                || line.starts_with("== ")
-                || pinned.contains(line)
+            line.starts_with("[+")
+                || (!a_dbg(line)
+                    && first_word(line)
+                        .is_none_or(|word| their_words.contains(&word)))
         })
         .fold(String::new(), |mut kept, line| {
             kept.push_str(line);
@@ -513,6 +523,11 @@ mod tests {
             .expect("the loop's own difference");
         assert!(shown.table.contains("> second timer"), "{}", shown.table);
         assert!(!shown.table.contains("my timer"), "{}", shown.table);
+        // A line of the demo's own that the loop changed is no print.
+        let changed = printed.replace("slept 0.5 s", "slept 0.7 s");
+        let shown = first_difference(&without_own_prints(&changed, THEIRS), THEIRS)
+            .expect("the demo's changed line");
+        assert!(shown.table.contains("> slept 0.7 s"), "{}", shown.table);
     }
 
     #[test]
