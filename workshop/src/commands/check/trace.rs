@@ -4,7 +4,10 @@
 //! tests pin what the authors' loop does (`trace-stepNN.snap`). So `check`
 //! runs the participant's demo, brings its trace to the pinned form
 //! (`crate::pinned_trace`), and shows the first turn where the two differ,
-//! side by side, the first line that differs marked. If they do not
+//! side by side, the first line that differs marked, and whole below
+//! where a column cuts it. The participant's own prints and a panic's
+//! backtrace are no part of it. A demo that stops at a function not yet
+//! written says so instead: its trace is about that one. If they do not
 //! differ, or the demo's trace cannot be had, it says nothing.
 
 use std::env::consts::EXE_SUFFIX;
@@ -32,8 +35,8 @@ const SHOWN: usize = 20;
 
 /// Step `step`'s demo run with `LOOP_TRACE=1` (built by `check`), its
 /// first turn that differs from the authors' pinned trace beside theirs;
-/// `None` where the step pins no trace, its program is not there, or the
-/// traces do not differ.
+/// or that the demo stopped at a `todo!()`; `None` where the step pins no
+/// trace, its program is not there, or the traces do not differ.
 pub(super) fn beside(
     step: &Step,
     cargo: &Cargo,
