@@ -37,11 +37,20 @@ pub(super) fn note(passed_with_prints: &[&TestRun]) -> String {
     // One line for each print: a `dbg!` prints from one place, each time
     // with another value.
     let mut prints: Vec<(String, String)> = Vec::new();
+    // A `dbg!` of a struct or a list prints it over several lines, `{:#?}`:
+    // those after its first, up to the closing bracket alone on its line,
+    // are the same print.
+    let mut in_a_dbg = false;
     for line in passed_with_prints
         .iter()
         .filter_map(|run| added_lines(run))
         .flatten()
     {
+        if in_a_dbg {
+            in_a_dbg = ![")", "]", "}"].contains(&line);
+            continue;
+        }
+        in_a_dbg = dbg_place(line).is_some() && line.ends_with(['(', '[', '{']);
         let (place, said) = match dbg_place(line) {
             Some((file, number)) => (
                 format!("{file}:{number}"),

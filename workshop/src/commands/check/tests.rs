@@ -482,3 +482,21 @@ fn prints_alone_and_tests_left_out_are_no_pass() {
         checked.report
     );
 }
+
+#[test]
+fn a_dbg_over_several_lines_is_one_print() {
+    let step = step("4");
+    let token =
+        "[step04-select-echo/src/event_loop.rs:239:13] event.token() = Token(";
+    let demo = with_lines_added(
+        "snapshots::step04_default_run",
+        &[token, "    0,", ")", token, "    1,", ")", "mine"],
+    );
+    let report = verdict_on_runs(&step, vec![demo]).report;
+    assert!(
+        report.contains(&format!(
+            "    `{token}`: a `dbg!` at step04-select-echo/src/event_loop.rs, line 239\n    `mine`\n"
+        )),
+        "{report}"
+    );
+}
