@@ -497,5 +497,36 @@ fn a_dbg_beside_a_wrong_function_leaves_the_blame_to_the_loops_tests() {
     let said = said(&output);
     assert_eq!(output.status.code(), Some(1), "{said}");
     assert!(said.contains("Your `Timer::cmp` ("), "{said}");
-    assert!(!said.contains("sequence = "), "no print in the trace: {said}");
+    assert!(
+        !said.contains("sequence = "),
+        "no print in the trace: {said}"
+    );
+}
+
+/// A `dbg!` left in step 4's right `wait_for_io`: the tests whose server
+/// has a stderr nobody reads (closed, or full) fail, as the print panics
+/// or waits there. The verdict says the print may be all that is wrong,
+/// and where it is.
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn a_dbg_in_a_server_with_a_stderr_nobody_reads_is_named_as_the_trouble() {
+    let copy = WarmCopy::new("dbg-stderr");
+    copy.write_track(
+        (4, "step04-select-echo"),
+        "EventLoop::wait_for_io",
+        (
+            "for event in events.iter() {",
+            "for event in events.iter() {\n            dbg!(event.token());",
+        ),
+    );
+    let output = copy.check(4).output().expect("check runs");
+    let said = said(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(
+            "prints to stderr, and only the tests of a stderr nobody reads fail"
+        ),
+        "{said}"
+    );
+    assert!(said.contains("Your `dbg!` at line "), "{said}");
 }

@@ -290,7 +290,13 @@ pub(super) fn not_right(
         .filter(|run| run.case != shown.case)
         .collect();
     // Where the failure shows is not always where the mistake is.
-    let note = review::note(step, m, shown.outcome.message())
+    // Only the tests that close or fill a server's stderr fail, and the
+    // function prints there: the print is the likeliest trouble.
+    let prints_alone = failures
+        .iter()
+        .all(|run| review::closes_or_fills_stderr(&run.case.id()))
+        && review::prints_to_stderr(step, m);
+    let note = review::note(step, m, &shown.case.id(), shown.outcome.message())
         .or_else(|| {
             blank_reached(shown).map(|blank| cannot_judge_yet(step, m, blank))
         })
@@ -305,11 +311,17 @@ pub(super) fn not_right(
         failed: ids(failures),
         at_its_todo: false,
         report: format!(
-            "Your `{}` ({}) is not right yet.\nRead chapter {}, section \"{}\" \
+            "Your `{}` ({}) {}.\nRead chapter {}, section \"{}\" \
              again.\n\n{}{note}{beside}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again \
              with `cargo workshop check {}`.",
             m.function,
             file_and_line(step, m),
+            if prints_alone {
+                "prints to stderr, and only the tests of a stderr nobody reads \
+                 fail: the print may be all that is wrong"
+            } else {
+                "is not right yet"
+            },
             step.number,
             m.section,
             describe(shown),
