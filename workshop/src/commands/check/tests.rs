@@ -404,6 +404,12 @@ fn a_trace_call_left_out_is_said_only_when_a_trace_line_is_missing() {
         report.contains("a line of the authors' trace is missing from yours: a `trace` call left out?"),
         "{report}"
     );
+    let missing_among_prints = trace_changed(&[
+        "+polling task 0",
+        "-[+#.### s] turn 1: poll task 0: pending",
+    ]);
+    let report = verdict_on_runs(&step, vec![missing_among_prints]).report;
+    assert!(report.contains("a `trace` call left out?"), "{report}");
     let something_else = trace_changed(&[
         "+[+#.### s] turn 2: timer due: 1 (deadline +#.### s)",
         "-[+#.### s] turn 2: timer due: 0 (deadline +#.### s)",

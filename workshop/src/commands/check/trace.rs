@@ -116,8 +116,8 @@ pub(super) fn beside(
 }
 
 /// What the failing trace tests' changed lines say: a line of the
-/// authors' trace missing (only lines taken away: a `trace` call left
-/// out), or the loop doing something else, at the turn where the first
+/// authors' trace missing (only trace lines taken away: a `trace` call
+/// left out), or the loop doing something else, at the turn where the first
 /// changed line is.
 pub(super) fn story(failures: &[&TestRun]) -> String {
     let changed: Vec<&str> = failures
@@ -128,8 +128,10 @@ pub(super) fn story(failures: &[&TestRun]) -> String {
         })
         .flatten()
         .collect();
-    let removed = changed.iter().any(|line| line.starts_with('-'));
-    let added = changed.iter().any(|line| line.starts_with('+'));
+    // Of the trace's own lines: a print of the participant's, added
+    // among them, does not make a line left out something else.
+    let removed = changed.iter().any(|line| line.starts_with("-[+"));
+    let added = changed.iter().any(|line| line.starts_with("+[+"));
     if removed && !added {
         return "a line of the authors' trace is missing from yours: a `trace` \
                 call left out?"
