@@ -445,3 +445,88 @@ fn a_blank_destructor_reached_while_unwinding_adds_no_noise() {
     assert!(!said.contains("panic in a destructor"), "{said}");
     assert!(!said.contains("aborting"), "{said}");
 }
+
+/// A `dbg!` left in a right `call_at`, every function rewritten: the lines
+/// it adds to the demo's output are the participant's, named with where
+/// they come from, and the step passes.
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn a_dbg_in_a_right_function_is_named_and_the_step_passes() {
+    let copy = WarmCopy::new("dbg");
+    copy.write_track(
+        (3, "step03-sleep"),
+        "EventLoop::call_at",
+        (
+            "let sequence = self.next_sequence.get();",
+            "let sequence = dbg!(self.next_sequence.get());",
+        ),
+    );
+    let output = copy.check(3).output().expect("check runs");
+    let said = said(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(said.contains("Step 3 passes"), "{said}");
+    assert!(
+        said.contains("a `dbg!` at step03-sleep/src/lib.rs, line"),
+        "{said}"
+    );
+    assert!(!said.contains("left out"), "{said}");
+}
+
+/// The same `dbg!`, and `Timer::cmp` wrong: the prints blame nothing, the
+/// loop's tests name the wrong function.
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn a_dbg_beside_a_wrong_function_leaves_the_blame_to_the_loops_tests() {
+    let copy = WarmCopy::new("dbg-and-cmp");
+    copy.write_track(
+        (3, "step03-sleep"),
+        "Timer::cmp",
+        (
+            "(other.deadline, other.sequence)",
+            "(other.deadline, self.sequence)",
+        ),
+    );
+    let file = copy.dir.join("step03-sleep/src/lib.rs");
+    let text = fs::read_to_string(&file).unwrap().replacen(
+        "let sequence = self.next_sequence.get();",
+        "let sequence = dbg!(self.next_sequence.get());",
+        1,
+    );
+    fs::write(&file, text).unwrap();
+    let output = copy.check(3).output().expect("check runs");
+    let said = said(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("Your `Timer::cmp` ("), "{said}");
+    assert!(
+        !said.contains("sequence = "),
+        "no print in the trace: {said}"
+    );
+}
+
+/// A `dbg!` left in step 4's right `wait_for_io`: the tests whose server
+/// has a stderr nobody reads (closed, or full) fail, as the print panics
+/// or waits there. The verdict says the print may be all that is wrong,
+/// and where it is.
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn a_dbg_in_a_server_with_a_stderr_nobody_reads_is_named_as_the_trouble() {
+    let copy = WarmCopy::new("dbg-stderr");
+    copy.write_track(
+        (4, "step04-select-echo"),
+        "EventLoop::wait_for_io",
+        (
+            "for event in events.iter() {",
+            "for event in events.iter() {\n            dbg!(event.token());",
+        ),
+    );
+    let output = copy.check(4).output().expect("check runs");
+    let said = said(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(
+            "prints to stderr, and only the tests of a stderr nobody reads fail"
+        ),
+        "{said}"
+    );
+    assert!(said.contains("Your `dbg!` at line "), "{said}");
+}

@@ -2,6 +2,13 @@
 //! `assert_eq!` on two lists of 2,000 numbers prints 22 KB; what a
 //! participant needs is where the two lists part.
 
+/// How a failed snapshot's message begins when the output pinned is all
+/// still there, in order, and lines were only added to it (then listed,
+/// one a line, each after a `+`): what a participant's own `dbg!` or
+/// `eprintln!` does to a demo's output.
+pub const ONLY_ADDED_LINES: &str = "The step printed every line the chapter \
+     shows, in order, and more (first added lines, + now):";
+
 /// Lines longer than this are shortened.
 const LONG: usize = 160;
 

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::memory::MemoryCap;
 use super::processes;
 
 /// What a program printed, stdout and stderr together.
@@ -35,7 +36,7 @@ pub fn merged_output_within(
         .stdin(Stdio::null())
         .stdout(writer.try_clone()?)
         .stderr(writer);
-    let mut child = processes::spawn_test(&mut command)?;
+    let mut child = spawn_capped(&mut command)?;
     drop(command); // our copies of the writer: the read ends with the child
     let printed = Arc::new(Mutex::new(Vec::new()));
     let (done, finished) = mpsc::channel();
@@ -72,6 +73,14 @@ pub fn merged_output_within(
     })
 }
 
+/// Starts `command` as a test is started, under the tests' memory cap: a
+/// runaway demo once held 4 GiB for the 8 s it may run. The child takes
+/// the cap as it starts.
+fn spawn_capped(command: &mut Command) -> io::Result<std::process::Child> {
+    let _capped = MemoryCap::new();
+    processes::spawn_test(command)
+}
+
 fn lock(printed: &Mutex<Vec<u8>>) -> std::sync::MutexGuard<'_, Vec<u8>> {
     printed.lock().unwrap_or_else(PoisonError::into_inner)
 }
@@ -91,6 +100,23 @@ mod tests {
         assert!(began.elapsed() < Duration::from_secs(5));
         assert!(printed.stopped);
         assert_eq!(printed.text, "out\nerr\n");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_program_runs_under_the_tests_memory_cap() {
+        // Waited for here, not ended as `merged_output_within` ends a
+        // program: that ends the children other tests start at once.
+        let mut command = Command::new("sh");
+        command.args(["-c", "ulimit -d"]).stdout(Stdio::piped());
+        let printed = spawn_capped(&mut command)
+            .and_then(std::process::Child::wait_with_output)
+            .unwrap();
+        let kib = super::super::MEMORY_LIMIT_GIB << 20;
+        assert_eq!(
+            String::from_utf8_lossy(&printed.stdout).trim(),
+            kib.to_string()
+        );
     }
 
     #[test]

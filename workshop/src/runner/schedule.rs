@@ -230,8 +230,9 @@ pub fn run_tests_until(
                 .all(|(_, since)| since.elapsed() >= settings.slow);
         // All quick tests done, one failed with a message: that names the
         // mistake better than the slow ones left would, so they are hurried.
-        let failed_quickly =
-            runs.iter().any(|run| !run.outcome.passed() && !run.hung());
+        let failed_quickly = runs.iter().any(|run| {
+            !run.outcome.passed() && !run.hung() && !run.only_lines_added()
+        });
         if settings.enough_hangs.is_some()
             && all_slow
             && failed_quickly

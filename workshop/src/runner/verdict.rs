@@ -74,6 +74,14 @@ pub struct TestRun {
 }
 
 impl TestRun {
+    /// Whether it failed only for lines added to the output it pins,
+    /// every pinned line still there (`crate::readable::ONLY_ADDED_LINES`):
+    /// a participant's own prints, no failure that names a mistake.
+    pub fn only_lines_added(&self) -> bool {
+        matches!(&self.outcome, Outcome::Failed(message)
+            if message.contains(crate::readable::ONLY_ADDED_LINES))
+    }
+
     /// Whether it looks like a loop that never ends: stopped at the
     /// deadline or the memory limit, or failed only after `HANG_SIGN` (a
     /// test's own guard, `within`, gave up).
@@ -151,19 +159,32 @@ pub(super) const STDERR_SIGNS: &[&str] = &[
 /// the snapshot failed.
 fn snapshot_difference(stdout: &str) -> Option<String> {
     const SHOWN: usize = 8;
-    let changed: Vec<&str> = stdout
-        .lines()
-        .filter_map(|line| line.split_once('│').map(|(_, text)| text))
+    let changed: Vec<&str> = table_lines(stdout)
         .filter(|text| text.starts_with('+') || text.starts_with('-'))
         .take(SHOWN)
         .collect();
+    // Lines only added, every pinned line still there in order: perhaps
+    // the participant's own prints, which `check` does not count against
+    // a function.
+    // Judged only on the whole table: a removed line may be in a part cut.
+    let whole = !stdout.contains(" KiB of output cut here …]");
+    let only_added = whole && !table_lines(stdout).any(|text| text.starts_with('-'));
     (!changed.is_empty()).then(|| {
-        format!(
+        let heading = if only_added {
+            crate::readable::ONLY_ADDED_LINES
+        } else {
             "The step printed something else than the chapter shows \
-             (first changed lines; - the chapter, + now):\n{}",
-            changed.join("\n")
-        )
+             (first changed lines; - the chapter, + now):"
+        };
+        format!("{heading}\n{}", changed.join("\n"))
     })
+}
+
+/// The lines of the table insta prints, each without its line numbers.
+fn table_lines(stdout: &str) -> impl Iterator<Item = &str> {
+    stdout
+        .lines()
+        .filter_map(|line| line.split_once('│').map(|(_, text)| text))
 }
 
 /// The panics in the stderr of test `name`: each `panicked at` line and
@@ -234,5 +255,34 @@ mod tests {
         let changed: Vec<&str> = difference.lines().skip(1).collect();
         assert_eq!(changed, ["+ran one", "-brew the tea"]);
         assert_eq!(snapshot_difference("running 1 test\n"), None);
+    }
+
+    #[test]
+    fn a_snapshot_with_lines_only_added_says_so() {
+        let added = "─────┬─────\n    3     3 │ boil the water\n          4 │+[src/lib.rs:8:9] x = 1\n    \
+                     4     5 │ brew the tea\n─────┴─────\n";
+        let difference = snapshot_difference(added).expect("a difference");
+        assert!(
+            difference.starts_with(crate::readable::ONLY_ADDED_LINES),
+            "{difference}"
+        );
+        // A table longer than what is kept of a test's output, as the
+        // runner keeps it: its middle, with a removed line, is cut.
+        let more = "          9 │+more\n".repeat(20_000);
+        let long = format!("{added}{more}   11       │-gone\n{more}");
+        let cut = super::super::output::read(long.as_bytes(), &[]).text;
+        let difference = snapshot_difference(&cut).expect("a difference");
+        assert!(
+            !difference.starts_with(crate::readable::ONLY_ADDED_LINES),
+            "a table cut may hide a removed line: {difference}"
+        );
+        let removed_further =
+            format!("{added}          9 │+more\n   11       │-gone\n");
+        let difference =
+            snapshot_difference(&removed_further).expect("a difference");
+        assert!(
+            !difference.starts_with(crate::readable::ONLY_ADDED_LINES),
+            "{difference}"
+        );
     }
 }

@@ -8,9 +8,14 @@
 use crate::step::Step;
 use crate::track::Marked;
 
-/// A reviewer's note on `message`, the failure shown for `blamed`, or
-/// `None` when the message says enough by itself.
-pub(super) fn note(step: &Step, blamed: &Marked, message: &str) -> Option<String> {
+/// A reviewer's note on `message`, the failure of `test` shown for
+/// `blamed`, or `None` when the message says enough by itself.
+pub(super) fn note(
+    step: &Step,
+    blamed: &Marked,
+    test: &str,
+    message: &str,
+) -> Option<String> {
     let written = step.read(&blamed.file);
     let function = written.get(blamed.whole()).unwrap_or_default();
     // The text before the function ends with its line break: its lines
@@ -21,6 +26,58 @@ pub(super) fn note(step: &Step, blamed: &Marked, message: &str) -> Option<String
         + 1;
     borrow_held_by_a_condition(function, first_line, message)
         .or_else(|| known_mistake(&blamed.function, message))
+        .or_else(|| a_print_to_a_stderr_nobody_reads(function, first_line, test))
+}
+
+/// Whether the written `blamed` holds a print to stderr, outside comments.
+pub(super) fn prints_to_stderr(step: &Step, blamed: &Marked) -> bool {
+    let written = step.read(&blamed.file);
+    let function = written.get(blamed.whole()).unwrap_or_default();
+    print_to_stderr(function).is_some()
+}
+
+/// Whether `test` is one of those that close or fill a server's stderr.
+pub(super) fn closes_or_fills_stderr(test: &str) -> bool {
+    test.contains("stderr")
+}
+
+/// The first print to stderr in `function`: its line's index and the
+/// print's name (`dbg!`).
+fn print_to_stderr(function: &str) -> Option<(usize, &'static str)> {
+    function.lines().enumerate().find_map(|(at, line)| {
+        let code = line.split("//").next().unwrap_or_default();
+        TO_STDERR
+            .iter()
+            .find(|print| code.contains(*print))
+            .map(|print| (at, print.trim_end_matches('(')))
+    })
+}
+
+/// The prints that write to stderr.
+const TO_STDERR: [&str; 3] = ["dbg!(", "eprintln!(", "eprint!("];
+
+/// A `dbg!` or `eprintln!` in a function that a server runs, in a test
+/// whose server's stderr is closed or full (the echo servers' tests of a
+/// stderr nobody reads): the print panics when it cannot write, or waits
+/// for ever on a full pipe, and the server is gone or stuck. The loop's
+/// own trace loses lines there instead; the participant's print cannot.
+fn a_print_to_a_stderr_nobody_reads(
+    function: &str,
+    first_line: usize,
+    test: &str,
+) -> Option<String> {
+    if !closes_or_fills_stderr(test) {
+        return None;
+    }
+    let (at, print) = print_to_stderr(function)?;
+    Some(format!(
+        "Your `{print}` at line {line} writes to stderr, which this test \
+         closes or fills, as when nobody reads a server's stderr: a `{print}` \
+         that cannot write panics, or waits for ever on a full pipe, and \
+         takes the server with it. Take it out (the other tests decide on the \
+         function), then check again.",
+        line = first_line + at,
+    ))
 }
 
 /// The borrows that `RefCell` says are still held, in its words before
@@ -124,6 +181,32 @@ mod tests {
             borrow_held_by_a_condition(run, 56, "assertion failed"),
             None,
             "no note where nothing was borrowed twice"
+        );
+    }
+
+    #[test]
+    fn a_dbg_in_a_server_with_a_closed_stderr_is_named_at_its_line() {
+        let wait = "    fn wait_for_io(&self) {\n        for event in events.iter() {\n            \
+                    dbg!(event.token());\n        }\n    }";
+        let closed = "step04_echo_server::a_closed_stderr_pipe_costs_no_client_when_descriptors_run_out";
+        let note =
+            a_print_to_a_stderr_nobody_reads(wait, 226, closed).expect("a note");
+        assert!(
+            note.starts_with("Your `dbg!` at line 228 writes to stderr"),
+            "{note}"
+        );
+        assert_eq!(
+            a_print_to_a_stderr_nobody_reads(
+                wait,
+                226,
+                "step04_loop::a_timer_fires"
+            ),
+            None
+        );
+        let commented = wait.replace("dbg!", "// dbg!");
+        assert_eq!(
+            a_print_to_a_stderr_nobody_reads(&commented, 226, closed),
+            None
         );
     }
 

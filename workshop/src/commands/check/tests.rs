@@ -140,7 +140,7 @@ fn a_functions_own_test_is_shown_when_it_fails() {
         not_run: Vec::new(),
         enough: false,
     };
-    let report = not_right(&step, &blame, &[&other, &own], &ran, None).report;
+    let report = not_right(&step, &blame, &[&other, &own], &ran, None, &[]).report;
     assert!(
         report.contains(&format!("{} fails:\n\n    polled twice", wake.test)),
         "{report}"
@@ -267,5 +267,242 @@ fn a_lesson_type_the_written_function_no_longer_constructs_is_a_clue() {
     assert!(
         !left_out("Contain", theirs, now),
         "a name, not a part of one"
+    );
+}
+
+/// What a pinned output's test says (its panic, then the runner's summary
+/// of insta's table) when the participant's prints added `added` to it.
+fn with_lines_added(id: &str, added: &[&str]) -> TestRun {
+    let lines: Vec<String> = added.iter().map(|line| format!("+{line}")).collect();
+    failed(
+        id,
+        &format!(
+            "thread 'x' panicked at insta/src/runtime.rs:734:13:\nsnapshot \
+             assertion for 'trace-step03' failed in line 240\n{}\n{}",
+            readable::ONLY_ADDED_LINES,
+            lines.join("\n")
+        ),
+    )
+}
+
+fn verdict_on_runs(step: &Step, runs: Vec<TestRun>) -> Checked {
+    let ran = Ran {
+        runs,
+        not_run: Vec::new(),
+        enough: false,
+    };
+    let cargo = Cargo {
+        root: step.root.clone(),
+        target_dir: None,
+    };
+    verdict_on(step, &[], &ran, None, &cargo, &Progress::new(true))
+        .expect("a verdict")
+}
+
+#[test]
+fn a_dbg_in_a_right_function_is_named_and_blames_nothing() {
+    let step = step("3");
+    let dbg = "[step03-sleep/src/lib.rs:83:9] sequence = 0";
+    let again = "[step03-sleep/src/lib.rs:83:9] sequence = 1";
+    let trace = with_lines_added("traces::step03_trace_pinned", &[dbg, again]);
+    let demo = with_lines_added(
+        "snapshots::step03_default_run",
+        &["[stderr]", dbg, "my timer 1 of 2", "my timer 2 of 2"],
+    );
+    let checked = verdict_on_runs(&step, vec![trace, demo]);
+    let report = &checked.report;
+    assert!(checked.passed, "{report}");
+    assert!(checked.next.is_none(), "{report}");
+    assert!(
+        report.contains(&format!(
+            "    `{dbg}`: a `dbg!` at step03-sleep/src/lib.rs, line 83\n    `my timer 1 of 2`\n"
+        )),
+        "one line for each print, the `dbg!` by where it is: {report}"
+    );
+    assert!(!report.contains("sequence = 1"), "{report}");
+    assert!(!report.contains("2 of 2"), "{report}");
+    assert!(
+        report.contains(
+            "traces::step03_trace_pinned and snapshots::step03_default_run"
+        ),
+        "{report}"
+    );
+    assert!(!report.contains("[stderr]"), "{report}");
+    assert!(!report.contains("a `trace` call left out"), "{report}");
+}
+
+#[test]
+fn a_changed_pinned_line_beside_the_prints_is_still_a_difference() {
+    let step = step("3");
+    let changed = failed(
+        "traces::step03_trace_pinned",
+        "snapshot assertion for 'trace-step03' failed\nThe step printed \
+         something else than the chapter shows (first changed lines; - the \
+         chapter, + now):\n+[src/lib.rs:83:9] sequence = 0\n-turn 1: ran 1 callbacks",
+    );
+    let checked = verdict_on_runs(&step, vec![changed]);
+    assert!(!checked.passed, "{}", checked.report);
+    assert!(
+        checked
+            .report
+            .starts_with("The loop no longer says what it does"),
+        "{}",
+        checked.report
+    );
+}
+
+#[test]
+fn lines_only_added_do_not_end_the_run_early() {
+    let prints = with_lines_added("snapshots::step03_default_run", &["mine"]);
+    let cases = vec![prints.case.clone()];
+    assert!(!a_failure_to_explain(
+        std::slice::from_ref(&prints),
+        0,
+        &cases,
+        &[]
+    ));
+}
+
+#[test]
+fn a_test_whose_own_guard_gave_up_says_so_not_a_second_limit() {
+    let step = step("3");
+    let guarded = TestRun {
+        took: crate::runner::PATIENCE,
+        ..failed("step03_timers::own", "still running after 12 s")
+    };
+    let report = verdict_on_runs(&step, vec![guarded]).report;
+    assert!(!report.contains("fails after"), "{report}");
+    assert!(
+        report.contains(&format!(
+            "step03_timers::own gave up after waiting {} s for the loop, \
+             within the {} s each test may run:",
+            crate::runner::PATIENCE.as_secs(),
+            TEST_DEADLINE.as_secs()
+        )),
+        "{report}"
+    );
+}
+
+fn trace_changed(changed: &[&str]) -> TestRun {
+    failed(
+        "traces::step03_trace_pinned",
+        &format!(
+            "snapshot assertion for 'trace-step03' failed\nThe step printed \
+             something else than the chapter shows (first changed lines; - the \
+             chapter, + now):\n{}",
+            changed.join("\n")
+        ),
+    )
+}
+
+#[test]
+fn a_trace_call_left_out_is_said_only_when_a_trace_line_is_missing() {
+    let step = step("3");
+    let missing = trace_changed(&["-[+#.### s] turn 1: waited #.### s"]);
+    let report = verdict_on_runs(&step, vec![missing]).report;
+    assert!(
+        report.contains("a line of the authors' trace is missing from yours: a `trace` call left out?"),
+        "{report}"
+    );
+    let missing_among_prints = trace_changed(&[
+        "+polling task 0",
+        "-[+#.### s] turn 1: poll task 0: pending",
+    ]);
+    let report = verdict_on_runs(&step, vec![missing_among_prints]).report;
+    assert!(report.contains("a `trace` call left out?"), "{report}");
+    let something_else = trace_changed(&[
+        "+[+#.### s] turn 2: timer due: 1 (deadline +#.### s)",
+        "-[+#.### s] turn 2: timer due: 0 (deadline +#.### s)",
+    ]);
+    let report = verdict_on_runs(&step, vec![something_else]).report;
+    assert!(!report.contains("left out"), "{report}");
+    assert!(
+        report.contains("your loop did something else than the authors' at turn 2."),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_test_stopped_at_a_later_functions_todo_is_not_the_evidence() {
+    let step = step("7");
+    let marked = step.authors_track().expect("step 7's track");
+    let (blamed, later) = (&marked[0], &marked[marked.len() - 1]);
+    let at_todo = format!(
+        "thread 'x' panicked at step07-io/src/lib.rs:1:1:\nnot yet implemented: {} \
+         see chapter 7\nBrokenPipe",
+        later.todo_message()
+    );
+    let own = failed(&blamed.test, &at_todo);
+    let other = failed("step07_sockets::other", "the reply was empty");
+    let blame = Blame {
+        function: blamed,
+        tests: vec![own.case.id(), other.case.id()],
+        why: "the probe says so".to_owned(),
+    };
+    let ran = Ran {
+        runs: vec![own.clone(), other.clone()],
+        not_run: Vec::new(),
+        enough: false,
+    };
+    let report =
+        not_right(&step, &blame, &[&own, &other], &ran, None, &[later]).report;
+    assert!(
+        report.contains("step07_sockets::other fails:\n\n    the reply was empty"),
+        "a test that does not reach the todo!() is shown: {report}"
+    );
+    let report = not_right(&step, &blame, &[&own], &ran, None, &[later]).report;
+    assert!(
+        report.contains(&format!(
+            "This test stops at the `todo!()` of `{}`, which you have not written \
+             yet: `{}` cannot be judged until",
+            later.function, blamed.function
+        )),
+        "{report}"
+    );
+}
+
+#[test]
+fn prints_alone_and_tests_left_out_are_no_pass() {
+    let step = step("3");
+    let prints = with_lines_added("snapshots::step03_default_run", &["mine"]);
+    let ran = Ran {
+        not_run: vec![failed("traces::step03_trace_pinned", "").case],
+        ..Ran {
+            runs: vec![prints],
+            not_run: Vec::new(),
+            enough: false,
+        }
+    };
+    let cargo = Cargo {
+        root: step.root.clone(),
+        target_dir: None,
+    };
+    let checked = verdict_on(&step, &[], &ran, None, &cargo, &Progress::new(true))
+        .expect("a verdict");
+    assert!(!checked.passed, "{}", checked.report);
+    assert!(
+        checked
+            .report
+            .starts_with("Step 3's tests that ran pass, but not all of them ran."),
+        "{}",
+        checked.report
+    );
+}
+
+#[test]
+fn a_dbg_over_several_lines_is_one_print() {
+    let step = step("4");
+    let token =
+        "[step04-select-echo/src/event_loop.rs:239:13] event.token() = Token(";
+    let demo = with_lines_added(
+        "snapshots::step04_default_run",
+        &[token, "    0,", ")", token, "    1,", ")", "mine"],
+    );
+    let report = verdict_on_runs(&step, vec![demo]).report;
+    assert!(
+        report.contains(&format!(
+            "    `{token}`: a `dbg!` at step04-select-echo/src/event_loop.rs, line 239\n    `mine`\n"
+        )),
+        "{report}"
     );
 }

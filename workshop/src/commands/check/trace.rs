@@ -4,7 +4,10 @@
 //! tests pin what the authors' loop does (`trace-stepNN.snap`). So `check`
 //! runs the participant's demo, brings its trace to the pinned form
 //! (`crate::pinned_trace`), and shows the first turn where the two differ,
-//! side by side, the first line that differs marked. If they do not
+//! side by side, the first line that differs marked, and whole below
+//! where a column cuts it. The participant's own prints and a panic's
+//! backtrace are no part of it. A demo that stops at a function not yet
+//! written says so instead: its trace is about that one. If they do not
 //! differ, or the demo's trace cannot be had, it says nothing.
 
 use std::env::consts::EXE_SUFFIX;
@@ -14,7 +17,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use crate::pinned_trace;
-use crate::runner::{self, Cargo, Progress};
+use crate::runner::{self, Cargo, Progress, TestRun};
 use crate::step::Step;
 
 /// How long the demo may run. It is stopped as soon as its last pinned
@@ -32,8 +35,8 @@ const SHOWN: usize = 20;
 
 /// Step `step`'s demo run with `LOOP_TRACE=1` (built by `check`), its
 /// first turn that differs from the authors' pinned trace beside theirs;
-/// `None` where the step pins no trace, its program is not there, or the
-/// traces do not differ.
+/// or that the demo stopped at a `todo!()`; `None` where the step pins no
+/// trace, its program is not there, or the traces do not differ.
 pub(super) fn beside(
     step: &Step,
     cargo: &Cargo,
@@ -53,7 +56,11 @@ pub(super) fn beside(
          the authors'"
     ));
     let mut command = Command::new(program);
-    command.current_dir(&step.root).env("LOOP_TRACE", "1");
+    // A panic's backtrace is no part of a trace: the panic is said apart.
+    command
+        .current_dir(&step.root)
+        .env("LOOP_TRACE", "1")
+        .env("RUST_BACKTRACE", "0");
     let printed = runner::merged_output_within(command, DEMO_LIMIT, |so_far| {
         titles
             .iter()
@@ -66,7 +73,7 @@ pub(super) fn beside(
         .map(|title| pinned_trace::section(&printed.text, title))
         .collect();
     let yours = pinned_trace::redacted(&parts?.join("\n"));
-    let shown = first_difference(&yours, &theirs)?;
+    let shown = first_difference(&without_own_prints(&yours, &theirs), &theirs)?;
     let stopped = if printed.stopped {
         format!(
             " Your demo did not end within {} s and was stopped: its trace \
@@ -76,14 +83,72 @@ pub(super) fn beside(
     } else {
         String::new()
     };
+    let panic = panic_in(&printed.text);
+    if let Some(todo) = panic.as_ref().filter(|panic| panic.at_a_todo()) {
+        // The trace differs from there on for the function not written,
+        // which says nothing of the function named.
+        return Some(format!(
+            "Step {n}'s demo stops at a `todo!()` ({}), so its trace cannot be \
+             set beside the authors' until that function is written.",
+            todo.message
+        ));
+    }
+    let panicked = panic
+        .map(|panic| {
+            let end = if panic.message.ends_with(['.', '!', '?']) {
+                ""
+            } else {
+                "."
+            };
+            format!(
+                " Your demo panicked at {}: {}{end}",
+                panic.place, panic.message
+            )
+        })
+        .unwrap_or_default();
     Some(format!(
         "Step {n}'s demo under `LOOP_TRACE=1`, your loop beside the \
          authors': the first turn that differs is {} (`>` marks its first \
-         line that differs; times hidden).{stopped} `LOOP_TRACE=1 cargo run \
+         line that differs; times hidden).{stopped}{panicked} `LOOP_TRACE=1 cargo run \
          -p step{n:02}` shows your whole trace.\n\n{}",
         shown.which, shown.table
     ))
 }
+
+/// What the failing trace tests' changed lines say: a line of the
+/// authors' trace missing (only trace lines taken away: a `trace` call
+/// left out), or the loop doing something else, at the turn where the first
+/// changed line is.
+pub(super) fn story(failures: &[&TestRun]) -> String {
+    let changed: Vec<&str> = failures
+        .iter()
+        .filter_map(|run| {
+            let (_, after) = run.outcome.message().split_once(SOMETHING_ELSE)?;
+            Some(after.lines().filter(|line| line.starts_with(['+', '-'])))
+        })
+        .flatten()
+        .collect();
+    // Of the trace's own lines: a print of the participant's, added
+    // among them, does not make a line left out something else.
+    let removed = changed.iter().any(|line| line.starts_with("-[+"));
+    let added = changed.iter().any(|line| line.starts_with("+[+"));
+    if removed && !added {
+        return "a line of the authors' trace is missing from yours: a `trace` \
+                call left out?"
+            .to_owned();
+    }
+    let turn = changed.iter().find_map(|line| turn_of(&line[1..]));
+    match turn {
+        Some(turn) => {
+            format!("your loop did something else than the authors' at turn {turn}.")
+        }
+        None => "your loop did something else than the authors'.".to_owned(),
+    }
+}
+
+/// How the runner begins the changed lines of a pinned output that
+/// differs, more than by lines added (`readable::ONLY_ADDED_LINES`).
+const SOMETHING_ELSE: &str = "(first changed lines; - the chapter, + now):";
 
 /// Where Cargo put `package`'s program: `check` built it for the host, in
 /// the debug profile, unless `CARGO_BUILD_TARGET` names a target.
@@ -94,6 +159,64 @@ fn program(cargo: &Cargo, package: &str) -> Option<PathBuf> {
     }
     let program = dir.join("debug").join(format!("{package}{EXE_SUFFIX}"));
     program.is_file().then_some(program)
+}
+
+/// The first panic in a demo's output, its place and message in one
+/// line: the table leaves it out, as it is no line of the trace.
+fn panic_in(printed: &str) -> Option<Panic> {
+    let mut lines = printed.lines();
+    let at = lines.find(|line| line.contains(" panicked at "))?;
+    let place = at.split_once(" panicked at ")?.1.trim_end_matches(':');
+    let message = lines.next().unwrap_or_default().trim();
+    Some(Panic {
+        place: place.to_owned(),
+        message: message.to_owned(),
+    })
+}
+
+/// Where a demo panicked, and what it said, as a sentence.
+#[derive(Debug, PartialEq)]
+struct Panic {
+    place: String,
+    message: String,
+}
+
+impl Panic {
+    /// Whether it is the `todo!()` of a function not written yet.
+    fn at_a_todo(&self) -> bool {
+        self.message.starts_with("not yet implemented")
+    }
+}
+
+/// `yours` without the participant's own prints and a panic's lines:
+/// a `dbg!`'s (`[src/lib.rs:83:9] …`), and any line that is not the
+/// loop's trace and starts with a word no line of `theirs` starts with
+/// (`my timer 0`, `stack backtrace:`). A line of the demo's own that
+/// changed (`parent: cancel() -> false`) starts as one of theirs does,
+/// and stays. The prints are named beside the verdict (`prints`); here
+/// they would hide where the loop itself parts from the authors'.
+fn without_own_prints(yours: &str, theirs: &str) -> String {
+    let first_word = |line: &str| line.split_whitespace().next().map(str::to_owned);
+    let their_words: std::collections::HashSet<String> =
+        theirs.lines().filter_map(first_word).collect();
+    let a_dbg = |line: &str| {
+        line.strip_prefix('[')
+            .and_then(|rest| rest.split_once("] "))
+            .is_some_and(|(place, _)| place.contains(".rs:"))
+    };
+    yours
+        .lines()
+        .filter(|line| {
+            line.starts_with("[+")
+                || (!a_dbg(line)
+                    && first_word(line)
+                        .is_none_or(|word| their_words.contains(&word)))
+        })
+        .fold(String::new(), |mut kept, line| {
+            kept.push_str(line);
+            kept.push('\n');
+            kept
+        })
 }
 
 /// The lines of one turn of the loop, with the lines the program printed
@@ -211,21 +334,52 @@ fn table(rows: &[Row]) -> String {
     if end < rows.len() {
         lines.push(format!("  … {} lines below", rows.len() - end));
     }
+    lines.extend(whole(rows.get(first)));
     lines.join("\n")
+}
+
+/// The row marked `>`, each side whole, when a column cut it: the words
+/// cut are often those that matter ("error: a lost wake-up: no task can
+/// …").
+fn whole(marked: Option<&Row>) -> Vec<String> {
+    let Some(&(mine, their)) = marked else {
+        return Vec::new();
+    };
+    let cut =
+        |line: Option<&str>| line.is_some_and(|line| shown(line).ends_with('…'));
+    if !cut(mine) && !cut(their) {
+        return Vec::new();
+    }
+    let untimed = |line: Option<&str>| {
+        line.map_or_else(
+            || "(nothing)".to_owned(),
+            |line| shown_whole(line).to_owned(),
+        )
+    };
+    vec![
+        String::new(),
+        "  The line marked `>`, whole:".to_owned(),
+        format!("    yours:        {}", untimed(mine)),
+        format!("    the authors': {}", untimed(their)),
+    ]
 }
 
 /// A line as a column shows it: without its time (hidden anyway), cut to
 /// the column's width.
 fn shown(line: &str) -> String {
-    let line = line
-        .strip_prefix("[+")
-        .and_then(|rest| Some(rest.split_once(" s] ")?.1))
-        .unwrap_or(line);
+    let line = shown_whole(line);
     if line.chars().count() <= COLUMN {
         return line.to_owned();
     }
     let cut: String = line.chars().take(COLUMN - 1).collect();
     format!("{cut}…")
+}
+
+/// A line without its time (hidden anyway).
+fn shown_whole(line: &str) -> &str {
+    line.strip_prefix("[+")
+        .and_then(|rest| Some(rest.split_once(" s] ")?.1))
+        .unwrap_or(line)
 }
 
 /// `line` in the left column, padded to its width.
@@ -234,135 +388,4 @@ fn cell(line: Option<&str>) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Step 3's equal deadlines, as the authors' loop runs them.
-    const THEIRS: &str = "== One after the other ==\n\
-        [+#.### s] turn 1: wait #.### s: the next deadline\n\
-        [+#.### s] turn 1: timer due: 0 (deadline +#.### s)\n\
-        slept 0.5 s\n\
-        [+#.### s] turn 1: ran 1 callbacks\n\
-        [+#.### s] turn 2: wait: nothing to wait for\n\
-        \n\
-        == Equal deadlines ==\n\
-        [+#.### s] turn 1: wait #.### s: the next deadline\n\
-        [+#.### s] turn 1: timer due: 0 (deadline +#.### s)\n\
-        [+#.### s] turn 1: timer due: 1 (deadline +#.### s)\n\
-        first timer\n\
-        second timer\n\
-        [+#.### s] turn 1: ran 2 callbacks\n\
-        [+#.### s] turn 2: wait: nothing to wait for\n";
-
-    #[test]
-    fn a_trace_is_cut_into_turns_each_part_starting_again() {
-        let turns = turns(THEIRS);
-        let said: Vec<(Option<&str>, Option<u64>, usize)> = turns
-            .iter()
-            .map(|turn| (turn.part, turn.number, turn.lines.len()))
-            .collect();
-        assert_eq!(
-            said,
-            [
-                (Some("One after the other"), Some(1), 5),
-                (Some("One after the other"), Some(2), 1),
-                (Some("Equal deadlines"), Some(1), 7),
-                (Some("Equal deadlines"), Some(2), 1),
-            ]
-        );
-        assert_eq!(turns[2].lines[0], "== Equal deadlines ==");
-    }
-
-    #[test]
-    fn the_first_turn_that_differs_is_shown_side_by_side_its_first_difference_marked()
-     {
-        let yours = THEIRS
-            .replace(
-                "due: 0 (deadline +#.### s)\n[+#.### s] turn 1: timer due: 1",
-                "due: 1 (deadline +#.### s)\n[+#.### s] turn 1: timer due: 0",
-            )
-            .replace("first timer\nsecond timer", "second timer\nfirst timer");
-        let shown = first_difference(&yours, THEIRS).expect("they differ");
-        assert_eq!(shown.which, "turn 1 of the part \"Equal deadlines\"");
-        let expected = [
-            "  yours                                | the authors'",
-            "  == Equal deadlines ==                | == Equal deadlines ==",
-            "  turn 1: wait #.### s: the next dead… | turn 1: wait #.### s: the next dead…",
-            "> turn 1: timer due: 1 (deadline +#.#… | turn 1: timer due: 0 (deadline +#.#…",
-            "  turn 1: timer due: 0 (deadline +#.#… | turn 1: timer due: 1 (deadline +#.#…",
-            "  second timer                         | first timer",
-            "  first timer                          | second timer",
-            "  turn 1: ran 2 callbacks              | turn 1: ran 2 callbacks",
-        ];
-        assert_eq!(shown.table, expected.join("\n"), "\n{}", shown.table);
-    }
-
-    #[test]
-    fn a_line_one_side_lacks_stands_beside_nothing() {
-        let yours = THEIRS.replace("slept 0.5 s\n", "");
-        let shown = first_difference(&yours, THEIRS).expect("they differ");
-        assert_eq!(shown.which, "turn 1 of the part \"One after the other\"");
-        let lines: Vec<&str> = shown.table.lines().collect();
-        assert_eq!(
-            lines[4],
-            format!("> {:<COLUMN$} | slept 0.5 s", "turn 1: ran 1 callbacks")
-        );
-        assert_eq!(
-            lines[5],
-            format!("  {} | turn 1: ran 1 callbacks", " ".repeat(COLUMN))
-        );
-    }
-
-    #[test]
-    fn a_trace_that_stops_early_differs_at_the_turn_it_lacks() {
-        let cut = THEIRS
-            .find("[+#.### s] turn 2: wait: nothing")
-            .expect("turn 2");
-        let shown = first_difference(&THEIRS[..cut], THEIRS).expect("they differ");
-        assert_eq!(shown.which, "turn 2 of the part \"One after the other\"");
-        assert!(shown.table.starts_with("  yours"), "{}", shown.table);
-        assert!(
-            shown.table.ends_with(&format!(
-                ">{} | turn 2: wait: nothing to wait for",
-                " ".repeat(COLUMN + 1)
-            )),
-            "{}",
-            shown.table
-        );
-    }
-
-    #[test]
-    fn the_same_trace_shows_nothing() {
-        assert!(first_difference(THEIRS, THEIRS).is_none());
-        assert!(first_difference("", "").is_none());
-    }
-
-    #[test]
-    fn a_long_turn_shows_at_most_its_limit_around_the_difference() {
-        let theirs = (0..60)
-            .map(|at| format!("[+#.### s] turn 1: line {at}"))
-            .collect::<Vec<_>>()
-            .join("\n");
-        let yours = theirs.replace("line 40\n", "line forty\n");
-        let shown = first_difference(&yours, &theirs).expect("they differ");
-        let lines: Vec<&str> = shown.table.lines().collect();
-        assert_eq!(lines.len(), 1 + 1 + SHOWN + 1, "{}", shown.table);
-        assert_eq!(lines[1], "  … 35 lines above");
-        assert!(lines[2].contains("line 35"), "{}", shown.table);
-        assert!(
-            lines[7].starts_with("> turn 1: line forty"),
-            "{}",
-            shown.table
-        );
-        assert_eq!(lines.last(), Some(&"  … 5 lines below"));
-    }
-
-    #[test]
-    fn a_step_without_turns_is_one_block() {
-        let theirs = "== callbacks ==\n[+#.### s] run: callback 1\nUp 0\n";
-        let yours = "== callbacks ==\n[+#.### s] run: callback 1\nDown 5\n";
-        let shown = first_difference(yours, theirs).expect("they differ");
-        assert_eq!(shown.which, "the part \"callbacks\" (a loop without turns)");
-        assert!(shown.table.contains("> Down 5"), "{}", shown.table);
-    }
-}
+mod tests;

@@ -2,6 +2,7 @@
 //! fix next and the test that shows it best, or that no one function can
 //! be named and why.
 
+use super::prints;
 use super::probe::{self, Found};
 use super::review;
 use super::trace;
@@ -10,7 +11,7 @@ use crate::commands::status::fingerprint;
 use crate::commands::{indent, write};
 use crate::readable;
 use crate::runner::{
-    Cargo, HURRIED, MEMORY_LIMIT_GIB, Outcome, Progress, Ran, TestRun,
+    Cargo, HURRIED, MEMORY_LIMIT_GIB, Outcome, Progress, Ran, TEST_DEADLINE, TestRun,
 };
 use crate::step::Step;
 use crate::track::{self, Marked};
@@ -28,26 +29,57 @@ pub(super) fn verdict_on(
     cargo: &Cargo,
     progress: &Progress,
 ) -> Result<Checked, String> {
-    let failures: Vec<&TestRun> = ran
+    // A pinned output with only the participant's prints added passed.
+    let (with_prints, failures): (Vec<&TestRun>, Vec<&TestRun>) = ran
         .runs
         .iter()
         .filter(|run| !run.outcome.passed())
-        .collect();
+        .partition(|run| prints::added_lines(run).is_some());
+    let own_prints = prints::note(&with_prints);
+    if failures.is_empty() && !ran.not_run.is_empty() {
+        // Nothing failed, but not everything ran: no pass to record.
+        return Ok(Checked {
+            passed: false,
+            next: None,
+            failed: Vec::new(),
+            at_its_todo: false,
+            report: format!(
+                "Step {n}'s tests that ran pass, but not all of them ran.{}{}\n\nCheck \
+                 again with `cargo workshop check {n}`.",
+                left_out(ran),
+                beside_the_verdict(&own_prints),
+                n = step.number
+            ),
+        });
+    }
     if failures.is_empty() {
-        return Ok(passes(step, marked, ran.runs.len()));
+        let mut checked = passes(step, marked, ran.runs.len());
+        checked.report.push_str(&beside_the_verdict(&own_prints));
+        return Ok(checked);
     }
     let mut checked =
         verdict_on_failures(step, marked, &failures, ran, demo, cargo, progress)?;
+    checked.report.push_str(&beside_the_verdict(&own_prints));
     if failures.iter().all(|run| run.case.file == TRACES) {
         checked.report = format!(
             "The loop no longer says what it does: step {n}'s other tests \
              pass, but its trace tests fail (the lines `LOOP_TRACE=1` \
-             prints, chapter {n}: a `trace` call left out or moved?).\n\n{}",
+             prints, chapter {n}): {}\n\n{}",
+            trace::story(&failures),
             checked.report,
             n = step.number
         );
     }
     Ok(checked)
+}
+
+/// `note` as a paragraph after the verdict, if there is one.
+fn beside_the_verdict(note: &str) -> String {
+    if note.is_empty() {
+        String::new()
+    } else {
+        format!("\n\n{note}")
+    }
 }
 
 /// The verdict on `failures`, some of `ran`; `Err` when the tool's own
@@ -91,6 +123,7 @@ fn verdict_on_failures(
                     failures,
                     ran,
                     beside.as_deref(),
+                    &blanks,
                 ));
             }
             Found::PassedOnRerun => return Ok(passed_on_rerun(step, failures)),
@@ -219,20 +252,35 @@ pub(super) fn not_right(
     failures: &[&TestRun],
     ran: &Ran,
     beside: Option<&str>,
+    blanks: &[&Marked],
 ) -> Checked {
     let m = blame.function;
+    // A test that stops at the `todo!()` of a function not yet written
+    // says little of this one: shown only when no other test fails.
+    let blank_reached = |run: &TestRun| {
+        blanks
+            .iter()
+            .find(|b| run.outcome.message().contains(&b.todo_message()))
+            .copied()
+    };
     let mut answered: Vec<&TestRun> = failures
         .iter()
         .copied()
         .filter(|run| blame.tests.contains(&run.case.id()))
         .collect();
-    answered.sort_by_key(|run| (clarity_rank(run), run.case.id() != m.test));
+    answered.sort_by_key(|run| {
+        (
+            blank_reached(run).is_some(),
+            clarity_rank(run),
+            run.case.id() != m.test,
+        )
+    });
     // The function's own test, the one its marker names, says the most
-    // about it, when it failed with a message rather than hung.
-    let own = failures
-        .iter()
-        .copied()
-        .find(|run| run.case.id() == m.test && !run.hung());
+    // about it, when it failed with a message rather than hung, and not
+    // at another function's `todo!()`.
+    let own = failures.iter().copied().find(|run| {
+        run.case.id() == m.test && !run.hung() && blank_reached(run).is_none()
+    });
     let shown = own
         .or_else(|| answered.first().copied())
         .unwrap_or(failures[0]);
@@ -242,7 +290,16 @@ pub(super) fn not_right(
         .filter(|run| run.case != shown.case)
         .collect();
     // Where the failure shows is not always where the mistake is.
-    let note = review::note(step, m, shown.outcome.message())
+    // Only the tests that close or fill a server's stderr fail, and the
+    // function prints there: the print is the likeliest trouble.
+    let prints_alone = failures
+        .iter()
+        .all(|run| review::closes_or_fills_stderr(&run.case.id()))
+        && review::prints_to_stderr(step, m);
+    let note = review::note(step, m, &shown.case.id(), shown.outcome.message())
+        .or_else(|| {
+            blank_reached(shown).map(|blank| cannot_judge_yet(step, m, blank))
+        })
         .map(|note| format!("\n\n{note}"))
         .unwrap_or_default();
     let beside = beside
@@ -254,11 +311,17 @@ pub(super) fn not_right(
         failed: ids(failures),
         at_its_todo: false,
         report: format!(
-            "Your `{}` ({}) is not right yet.\nRead chapter {}, section \"{}\" \
+            "Your `{}` ({}) {}.\nRead chapter {}, section \"{}\" \
              again.\n\n{}{note}{beside}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again \
              with `cargo workshop check {}`.",
             m.function,
             file_and_line(step, m),
+            if prints_alone {
+                "prints to stderr, and only the tests of a stderr nobody reads \
+                 fail: the print may be all that is wrong"
+            } else {
+                "is not right yet"
+            },
             step.number,
             m.section,
             describe(shown),
@@ -269,6 +332,19 @@ pub(super) fn not_right(
             step.number
         ),
     }
+}
+
+/// The test shown for `blamed` stopped at the `todo!()` of `blank`.
+fn cannot_judge_yet(step: &Step, blamed: &Marked, blank: &Marked) -> String {
+    format!(
+        "This test stops at the `todo!()` of `{blank}`, which you have not \
+         written yet: `{blamed}` cannot be judged until `{blank}` is written (chapter {n}, section \"{section}\"). \
+         Write it next, then check again.",
+        blank = blank.function,
+        blamed = blamed.function,
+        n = step.number,
+        section = blank.section,
+    )
 }
 
 /// The failures did not come back when the tests ran again as they are.
@@ -410,11 +486,15 @@ fn describe(run: &TestRun) -> String {
             let first = readable::without_cleanup_noise(message).unwrap_or_default();
             format!("{id} fails:\n\n{}", indent(&readable::shorten(&first)))
         }
+        // Its own guard gave up before `check` would have stopped it: one
+        // limit said, the one that ended it.
         Outcome::Failed(message) if run.hung() => format!(
-            "{id} fails after {} s:\n\n{}\n\nA test that runs this long means a \
+            "{id} gave up after waiting {} s for the loop, within the {} s each \
+             test may run:\n\n{}\n\nA test that waits this long means a \
              loop that never ends, or a wake-up that never comes (a task or a \
              timer that nothing wakes).",
             run.took.as_secs(),
+            TEST_DEADLINE.as_secs(),
             indent(&readable::shorten(message))
         ),
         Outcome::Failed(message) => {

@@ -134,14 +134,20 @@ fn find_in_copy<'a>(
 /// as they do: "the 3 that differ" from someone who wrote 5 (two as the
 /// authors did) reads as a miscount.
 fn which_function(differ: usize, written: usize) -> String {
-    let yours = if differ >= written {
-        format!("the {differ} functions you wrote differ")
+    let verb = if differ == 1 { "differs" } else { "differ" };
+    let yours = match (differ, written) {
+        (1, ..=1) => "the function you wrote differs".to_owned(),
+        _ if differ >= written => format!("the {differ} functions you wrote differ"),
+        _ => format!("{differ} of the {written} functions you wrote {verb}"),
+    };
+    let place = if differ == 1 {
+        "its place"
     } else {
-        format!("{differ} of the {written} functions you wrote differ")
+        "place of each"
     };
     format!(
         "which function? {yours} from the authors' version: trying theirs in \
-         place of each, in a copy of your code"
+         {place}, in a copy of your code"
     )
 }
 

@@ -174,4 +174,16 @@ fn the_probe_counts_the_functions_written_as_the_participant_does() {
         "{}",
         which_function(3, 3)
     );
+    assert!(
+        which_function(1, 1)
+            .starts_with("which function? the function you wrote differs"),
+        "{}",
+        which_function(1, 1)
+    );
+    assert!(
+        which_function(1, 4)
+            .starts_with("which function? 1 of the 4 functions you wrote differs"),
+        "{}",
+        which_function(1, 4)
+    );
 }
