@@ -15,7 +15,7 @@ mod cancel;
 pub mod geometry;
 mod requests;
 mod sleeps;
-pub mod svg;
+pub(crate) mod svg;
 mod turn;
 
 use std::fs;
