@@ -11,10 +11,14 @@
 //! that one still works.
 //!
 //! A demo whose output *is* its point keeps `println!`: a closed stdout
-//! should end it, as it ends `cat`.
+//! should end it, quietly, as it ends `cat`
+//! (`exit_quietly_when_stdout_closes`, which each step's `main` calls
+//! first, and so does `cargo workshop`).
 
 use std::fmt;
 use std::io::{self, Write};
+use std::panic;
+use std::process;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Prints a line to standard output, as `println!` does, except that a
@@ -95,6 +99,36 @@ pub fn warn(args: fmt::Arguments<'_>) {
     }
 }
 
+/// The status a shell reports for a program that a closed pipe ended
+/// (128 + SIGPIPE), as `head` ends `cat`.
+pub const STDOUT_CLOSED: i32 = 141;
+
+/// Ends the process quietly, as `cat` and `ls` end, once printing to stdout
+/// fails: `cargo run -p step03 | head -n 2` closes the pipe after two lines.
+///
+/// Rust ignores the SIGPIPE that ends a C program there, so `println!`
+/// panics instead ("failed printing to stdout"); the unwinding then runs
+/// destructors that may print too, and a panic inside a panic aborts.
+/// Exiting from the panic hook, before anything unwinds, keeps a demo's
+/// `println!`s as they are. Every other panic goes to the hook that was
+/// there before.
+pub fn exit_quietly_when_stdout_closes() {
+    let earlier_hook = panic::take_hook();
+    panic::set_hook(Box::new(move |info| {
+        if is_stdout_closed(info.payload()) {
+            process::exit(STDOUT_CLOSED);
+        }
+        earlier_hook(info);
+    }));
+}
+
+/// Whether a panic's payload is `println!`'s, for a stdout that refused it.
+fn is_stdout_closed(payload: &(dyn std::any::Any + Send)) -> bool {
+    payload
+        .downcast_ref::<String>()
+        .is_some_and(|text| text.starts_with("failed printing to stdout"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +164,15 @@ mod tests {
         assert_eq!(outlet.write(Full, "two\n"), None);
         assert_eq!(outlet.write(Full, "three\n"), None);
         assert_eq!(outlet.lost_lines(), 3);
+    }
+
+    #[test]
+    fn only_printlns_own_panic_for_a_closed_stdout_exits_quietly() {
+        let closed =
+            String::from("failed printing to stdout: Broken pipe (os error 32)");
+        assert!(is_stdout_closed(&closed));
+        let other = String::from("index out of bounds");
+        assert!(!is_stdout_closed(&other));
+        assert!(!is_stdout_closed(&"failed printing to stdout"));
     }
 }

@@ -1,7 +1,6 @@
 //! `cargo run -p step03`: timers, and a loop that sleeps instead of spinning.
 
-use std::panic;
-use std::process::{self, ExitCode};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use cpu_time::ThreadTime;
@@ -10,7 +9,7 @@ use step03::{EventLoop, naive_call_later};
 const USAGE: &str = "usage: cargo run -p step03 [-- --help]";
 
 fn main() -> ExitCode {
-    exit_quietly_when_stdout_closes();
+    plumbing::console::exit_quietly_when_stdout_closes();
     match std::env::args().nth(1).as_deref() {
         None => {}
         Some("--help" | "-h") => {
@@ -112,33 +111,4 @@ fn timed(schedule: impl FnOnce(&EventLoop)) -> Duration {
 
 fn secs(seconds: f64) -> Duration {
     Duration::from_secs_f64(seconds)
-}
-
-// ---------------------------------------------------------------------------
-// Plumbing: not the lesson. A demo whose stdout closes early ends quietly.
-// A reader may stop here.
-// ---------------------------------------------------------------------------
-
-/// The status a shell reports for a program that a closed pipe ended
-/// (128 + SIGPIPE), as `head` ends `cat`.
-const STDOUT_CLOSED: i32 = 141;
-
-/// Ends the process quietly, as `cat` and `ls` end, once printing to stdout
-/// fails: `cargo run -p step03 | head -n 2` closes the pipe after two lines.
-///
-/// Rust ignores the SIGPIPE that ends a C program there, so `println!`
-/// panics instead ("failed printing to stdout"); the unwinding then runs
-/// destructors that may print too, and a panic inside a panic aborts.
-/// Exiting from the panic hook, before anything unwinds, keeps the demo's
-/// `println!`s as they are. Every other panic goes to the default hook.
-fn exit_quietly_when_stdout_closes() {
-    let default_hook = panic::take_hook();
-    panic::set_hook(Box::new(move |info| {
-        let message = info.payload().downcast_ref::<String>();
-        if message.is_some_and(|text| text.starts_with("failed printing to stdout"))
-        {
-            process::exit(STDOUT_CLOSED);
-        }
-        default_hook(info);
-    }));
 }

@@ -7,8 +7,7 @@
 //! reports usage errors and failures, and sets the exit code.
 
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::panic;
-use std::process::{self, ExitCode};
+use std::process::ExitCode;
 
 use plumbing::warn;
 use step04::apps::{demo, terminal};
@@ -24,7 +23,7 @@ const SLOW_ADDR: &str = "127.0.0.1:8080";
 type Mode = fn(&[SocketAddr]) -> Result<(), String>;
 
 fn main() -> ExitCode {
-    exit_quietly_when_stdout_closes();
+    plumbing::console::exit_quietly_when_stdout_closes();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (mode, addr): (Mode, &str) = match args[..] {
@@ -124,32 +123,3 @@ fn what_it_does(mode: &str) -> String {
 
 const ADDR_HELP: &str =
     "ADDR is an IP address or a host name, with a port: localhost:3001";
-
-// ---------------------------------------------------------------------------
-// Plumbing: not the lesson. A demo whose stdout closes early ends quietly.
-// A reader may stop here.
-// ---------------------------------------------------------------------------
-
-/// The status a shell reports for a program that a closed pipe ended
-/// (128 + SIGPIPE), as `head` ends `cat`.
-const STDOUT_CLOSED: i32 = 141;
-
-/// Ends the process quietly, as `cat` and `ls` end, once printing to stdout
-/// fails: `cargo run -p step03 | head -n 2` closes the pipe after two lines.
-///
-/// Rust ignores the SIGPIPE that ends a C program there, so `println!`
-/// panics instead ("failed printing to stdout"); the unwinding then runs
-/// destructors that may print too, and a panic inside a panic aborts.
-/// Exiting from the panic hook, before anything unwinds, keeps the demo's
-/// `println!`s as they are. Every other panic goes to the default hook.
-fn exit_quietly_when_stdout_closes() {
-    let default_hook = panic::take_hook();
-    panic::set_hook(Box::new(move |info| {
-        let message = info.payload().downcast_ref::<String>();
-        if message.is_some_and(|text| text.starts_with("failed printing to stdout"))
-        {
-            process::exit(STDOUT_CLOSED);
-        }
-        default_hook(info);
-    }));
-}

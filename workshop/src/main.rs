@@ -50,7 +50,10 @@ fn command_help(command: &str) -> Option<&'static str> {
 }
 
 fn main() -> ExitCode {
-    exit_quietly_when_stdout_closes();
+    // `cargo workshop status | head -n 1` ends quietly, as the steps'
+    // demos do. Every command prints only after its work is done, so
+    // nothing is left half written.
+    plumbing::console::exit_quietly_when_stdout_closes();
     let args: Vec<String> = env::args().skip(1).collect();
     match run(&args) {
         Ok(code) => code,
@@ -101,20 +104,4 @@ fn help_asked(words: &[&str]) -> Option<&'static str> {
         .iter()
         .find(|word| !is_help(word) && !word.starts_with('-'));
     Some(command.and_then(|c| command_help(c)).unwrap_or(USAGE))
-}
-
-/// Ends the process quietly once printing to stdout fails, as the steps'
-/// demos do (`cargo workshop status | head -n 1`): Rust ignores SIGPIPE, so
-/// `println!` would panic with a backtrace instead. Every command prints
-/// only after its work is done, so nothing is left half written.
-fn exit_quietly_when_stdout_closes() {
-    let default_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        let message = info.payload().downcast_ref::<String>();
-        if message.is_some_and(|text| text.starts_with("failed printing to stdout"))
-        {
-            std::process::exit(141); // 128 + SIGPIPE, as a shell reports it
-        }
-        default_hook(info);
-    }));
 }

@@ -29,7 +29,7 @@
 
 use std::path::Path;
 
-use workshop_tests::read_text;
+use crate::workspace::read_text;
 
 /// What follows a section a box names when the teacher walks through it.
 pub const WALK_THROUGH: &str = "(walk-through)";

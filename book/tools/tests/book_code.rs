@@ -270,3 +270,33 @@ fn the_teacher_page_gets_its_plans_as_tables() {
     let other = [("other.md".to_owned(), page)];
     assert!(preprocess(&root, &other, &[])[0].contains("<!-- plan: "));
 }
+
+/// The book's first build compiles the preprocessor, and only the figures
+/// need the test harness: `book.toml` builds `book-code` without them, and
+/// the harness is a dependency of the figures alone.
+#[test]
+fn the_preprocessor_is_built_without_the_test_harness() {
+    let book_toml = read_text(&workspace_root().join("book/book.toml"));
+    let command = book_toml
+        .lines()
+        .find(|line| line.contains("--bin book-code"))
+        .expect("book.toml runs the preprocessor");
+    assert!(
+        command.contains("--no-default-features"),
+        "book.toml builds the preprocessor with the figures: {command}"
+    );
+    let manifest = read_text(&workspace_root().join("book/tools/Cargo.toml"));
+    let dependencies = manifest
+        .split("\n[dependencies]\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n[").next())
+        .expect("book-tools has dependencies");
+    let harness = dependencies
+        .lines()
+        .find(|line| line.starts_with("workshop-tests"))
+        .unwrap_or("optional = true");
+    assert!(
+        harness.contains("optional = true"),
+        "book-tools needs the test harness for everything: {harness}"
+    );
+}

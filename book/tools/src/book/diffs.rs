@@ -5,10 +5,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
+use super::{read_text, step_chapters, step_folders, step_number, workspace_root};
 use similar::{Algorithm, TextDiff};
-use workshop_tests::workspace_root;
-
-use super::{read_text, step_chapters, step_folders, step_number};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PinnedDiff {

@@ -11,8 +11,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use workshop_tests::workspace_root;
-pub use workshop_tests::{read_text, step_folders, step_number};
+pub use crate::workspace::{read_text, step_folders, step_number, workspace_root};
 
 /// The command that rewrites the pinned diffs, for failure messages and docs.
 pub const UPDATE_DIFFS_COMMAND: &str =

@@ -15,13 +15,14 @@ mod cancel;
 pub mod geometry;
 mod requests;
 mod sleeps;
-pub mod svg;
+pub(crate) mod svg;
 mod turn;
 
 use std::fs;
 use std::path::PathBuf;
 
-use workshop_tests::{traced_output, traced_scene, workspace_root};
+use crate::workspace::workspace_root;
+use workshop_tests::{traced_output, traced_scene};
 
 /// How far a measured time may move before its figure must be redrawn:
 /// 0.25 s, or 20 % of the committed time, whichever is more. Enough for a

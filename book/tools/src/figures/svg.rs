@@ -19,8 +19,6 @@ pub const NEW: &str = "#c2410c";
 pub const NEW_FILL: &str = "#ffedd5";
 pub const BLUE: &str = "#0969da";
 pub const BLUE_FILL: &str = "#ddf4ff";
-pub const GREEN: &str = "#1a7f37";
-pub const RED: &str = "#cf222e";
 
 const FONT: &str = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
 

@@ -14,7 +14,7 @@ use std::fs;
 
 use super::geometry;
 use super::{Figure, Line, lines};
-use workshop_tests::workspace_root;
+use crate::workspace::workspace_root;
 
 /// The scenes that reach what a step's demo does not, by step: the
 /// argument of `cargo run -p workshop-tests --example trace_scenes`.
