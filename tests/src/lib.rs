@@ -40,8 +40,8 @@ use std::time::{Duration, Instant};
 /// The build goes through Cargo once in each test process (`step_binary`).
 /// Running a binary left in `target/` by some earlier build could test stale
 /// code and pass; Cargo's own freshness check is what guarantees the binary
-/// matches the source. (Under Wine, `.ci/wine` runs that build just
-/// before the tests: see `PREBUILT_STEPS`.)
+/// matches the source. (Under `cargo workshop check` and under Wine, the
+/// build ran just before the tests: see `PREBUILT_STEPS`.)
 pub fn run_step(package: &str, args: &[&str]) -> Transcript {
     let mut command = step_command(package);
     command.args(args);
@@ -142,10 +142,11 @@ pub fn step_command(package: &str) -> Command {
 /// `target/debug/examples/lost_wake_up`, so a path kept from an earlier
 /// build may hold another step's example by now.
 pub fn example_command(package: &str, example: &str) -> Command {
-    let mut command = match prebuilt(&format!("{package}/{example}{EXE_SUFFIX}")) {
-        Some(binary) => Command::new(binary),
-        None => Command::new(built::example_of_its_own(package, example)),
-    };
+    let mut command =
+        match prebuilt(&format!("examples/{package}/{example}{EXE_SUFFIX}")) {
+            Some(binary) => Command::new(binary),
+            None => Command::new(built::example_of_its_own(package, example)),
+        };
     command.env_remove("LOOP_TRACE");
     command
 }
@@ -188,12 +189,13 @@ pub fn run_example(package: &str, example: &str) -> Transcript {
     }
 }
 
-/// The folder `.ci/wine` names in this variable when it runs the tests of
-/// the Windows build under Wine: the steps' programs, built by Cargo just
-/// before, wait there. A Windows process under Wine can start Windows
-/// programs but not Linux ones such as `cargo`, so there the tests cannot
-/// build the steps themselves.
-pub const PREBUILT_STEPS: &str = "WORKSHOP_PREBUILT_STEPS";
+/// The folder where the programs the tests run wait, built before the
+/// tests: `cargo workshop check` builds them before its clock starts, so
+/// that no test waits on Cargo's lock (another Cargo may hold it) inside
+/// its deadline; `.ci/wine` builds the Windows ones, which a Windows
+/// process under Wine can start, where it cannot start Linux's `cargo`.
+/// Unset (`cargo test`), each test process builds what it runs.
+pub use workshop::PREBUILT_PROGRAMS as PREBUILT_STEPS;
 
 /// `file` in the folder `PREBUILT_STEPS` names, if it names one; it must
 /// be there then: a missing program fails the test rather than passing it

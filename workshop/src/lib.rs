@@ -91,6 +91,15 @@ pub fn example_build_args(package: &str) -> Vec<String> {
     args
 }
 
+/// Set by `cargo workshop check` in each test's environment (and by
+/// `.ci/wine` under Wine): the folder where the programs the tests run
+/// wait, built before the tests started (`runner::build_programs`). A test
+/// then runs them from there and never calls Cargo inside its deadline.
+/// In the folder: `stepNN`, `examples/stepNN/EXAMPLE` and
+/// `examples/workshop-tests/trace_scenes`, each with the platform's
+/// suffix.
+pub const PREBUILT_PROGRAMS: &str = "WORKSHOP_PREBUILT_STEPS";
+
 /// Every file below `dir`, as a path relative to it with `/` between its
 /// parts, sorted: the same list on every platform. A folder that cannot be
 /// read is passed over.

@@ -28,12 +28,14 @@
 //! - `processes`: what `check` started, ended on an interrupt or by the
 //!   next `check` after a kill.
 //! - `program`: a step's program run for what it prints, bounded.
+//! - `programs`: the programs a check's tests run, built before them and
+//!   handed over under names of their own.
 //! - `limits`: every clock and count, in one place.
 //!
 //! Here: what they share, the progress lines and the Cargo they run.
 
 use std::env;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -43,6 +45,7 @@ mod memory;
 mod output;
 mod processes;
 mod program;
+mod programs;
 mod schedule;
 mod verdict;
 
@@ -69,6 +72,7 @@ pub use processes::{
 };
 
 pub use program::{Printed, merged_output_within};
+pub use programs::remove as remove_programs;
 
 pub use schedule::{
     Ran, Settings, TestCase, list_tests, run_tests, run_tests_until,
@@ -116,10 +120,26 @@ impl Cargo {
             .current_dir(&self.root)
             .args(args)
             .env("CARGO_TERM_COLOR", "never");
-        if let Some(dir) = &self.target_dir {
+        if let Some(dir) = self.chosen_target_dir() {
             command.env("CARGO_TARGET_DIR", dir);
         }
         command
+    }
+
+    /// The target folder given (`verify`), else the participant's own
+    /// `CARGO_TARGET_DIR` made absolute as Cargo reads it: against the
+    /// folder they ran `cargo workshop` in. Passed on as it is, a relative
+    /// one named another folder for every Cargo started elsewhere (a
+    /// test's, in `tests/`), which built the whole workspace again there.
+    fn chosen_target_dir(&self) -> Option<PathBuf> {
+        if let Some(dir) = &self.target_dir {
+            return Some(dir.clone());
+        }
+        let here = env::current_dir().ok()?;
+        Some(as_cargo_reads_it(
+            &PathBuf::from(env::var_os("CARGO_TARGET_DIR")?),
+            &here,
+        ))
     }
 
     /// The folder Cargo builds in, as `cargo metadata` says.
@@ -161,9 +181,20 @@ impl Cargo {
                 self.root.join("tests").display().to_string(),
             ),
         ];
-        if let Some(dir) = &self.target_dir {
+        if let Some(dir) = self.chosen_target_dir() {
             vars.push(("CARGO_TARGET_DIR".to_owned(), dir.display().to_string()));
         }
         vars
+    }
+}
+
+/// A `CARGO_TARGET_DIR` as Cargo reads it when run in `here`: a relative
+/// one (even `~/target`, which no shell expanded once quoted) is below
+/// `here`.
+fn as_cargo_reads_it(dir: &Path, here: &Path) -> PathBuf {
+    if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        here.join(dir)
     }
 }

@@ -4,17 +4,15 @@
 //! executables, the compiler's warnings, and the first compile error, which
 //! `check` shows instead of running anything.
 
+use std::collections::VecDeque;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::thread;
 use std::time::{Duration, Instant};
 
-use super::output::{
-    Output, collect, lines_in_background, read_in_background, tail,
-};
-use super::{Cargo, Progress, TICK, processes};
+use super::output::lines_in_background;
+use super::{Cargo, Progress, TICK, processes, programs};
 
 /// A test executable Cargo built: `tests/tests/<file>.rs` as `path`.
 #[derive(Debug, Clone)]
@@ -69,7 +67,7 @@ pub fn build_tests(
     for file in files {
         args.extend(["--test", file.as_str()]);
     }
-    let (mut child, stderr) = spawn_cargo(cargo, &args, Stdio::piped())?;
+    let (mut child, mut stderr) = spawn_cargo(cargo, &args, Stdio::piped())?;
     let messages = lines_in_background(child.stdout.take());
     let mut binaries = Vec::new();
     let mut warnings = Vec::new();
@@ -101,6 +99,7 @@ pub fn build_tests(
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
         }
+        stderr.tell_of_a_lock(progress);
         if last_said.elapsed() >= TICK {
             progress.say(&format!("still building (last built: {last_built})"));
             last_said = Instant::now();
@@ -114,15 +113,22 @@ pub fn build_tests(
     }
     Ok(Err(first_error.unwrap_or_else(|| CompileError {
         package_dir: None,
-        message: tail(&collect(&stderr).text, 15),
+        message: stderr.tail(15),
     })))
 }
 
 /// Builds what step `package`'s tests run besides themselves, its program
 /// and its examples, as the tests build them (`crate::PROGRAM_BUILD_ARGS`,
-/// `crate::example_build_args`): built here, before any test starts, and
-/// not by the first test that runs one, inside that test's deadline, which
-/// on a busy machine that build alone overran, failing a correct step.
+/// `crate::example_build_args`), and returns the folder where they wait
+/// for the tests under names of their own (`crate::PREBUILT_PROGRAMS`).
+///
+/// Built here, before any test starts, and handed to the tests: a test
+/// that called Cargo itself did so inside its own deadline, and waited
+/// there while another Cargo held the build folder (rust-analyzer's first
+/// `cargo check`, a second terminal), until the deadline blamed a right
+/// function. Names of their own, because steps 5 to 8 each have an
+/// example `lost_wake_up` that Cargo puts at one path, and another
+/// check's build could replace it while these tests run it.
 ///
 /// The examples are named, not `--examples`: that also built the
 /// benchmarks' example, and with it tokio and divan, in a participant's
@@ -133,36 +139,79 @@ pub fn build_programs(
     cargo: &Cargo,
     package: &str,
     progress: &Progress,
-) -> Result<(), String> {
-    let mut args = vec!["build".to_owned(), "--bin".to_owned(), package.to_owned()];
+) -> Result<PathBuf, String> {
+    let mut args = vec![
+        "build".to_owned(),
+        "--message-format=json".to_owned(),
+        "--color".to_owned(),
+        "never".to_owned(),
+        "--bin".to_owned(),
+        package.to_owned(),
+    ];
     args.extend(crate::example_build_args(package));
     for example in examples_the_tests_run(&cargo.root, package) {
         args.extend(["--example".to_owned(), example]);
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (mut child, stderr) = spawn_cargo(cargo, &args, Stdio::null())?;
+    let (mut child, mut stderr) = spawn_cargo(cargo, &args, Stdio::piped())?;
+    let messages = lines_in_background(child.stdout.take());
+    let mut built = Vec::new();
     let mut last_said = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Ok(status),
-            Ok(None) => thread::sleep(Duration::from_millis(50)),
-            Err(err) => break Err(err),
+    loop {
+        match messages.recv_timeout(Duration::from_millis(100)) {
+            Ok(line) => built.extend(program_built(&line, package)),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
         }
+        stderr.tell_of_a_lock(progress);
         if last_said.elapsed() >= TICK {
             progress.say(&format!("still building {package}'s program"));
             last_said = Instant::now();
         }
-    };
+    }
+    let status = child.wait();
     processes::forget_cargo(&child);
     match status {
-        Ok(status) if status.success() => Ok(()),
+        Ok(status) if status.success() => programs::hand_over(package, &built)
+            .map_err(|err| {
+                format!("could not keep {package}'s programs for its tests: {err}")
+            }),
         Ok(_) => Err(format!(
             "`cargo {}` failed:\n{}",
             args.join(" "),
-            tail(&collect(&stderr).text, 15)
+            stderr.tail(15)
         )),
         Err(err) => Err(format!("cargo did not end: {err}")),
     }
+}
+
+/// The program a `compiler-artifact` message names, if it is one the
+/// tests of `package` run: its place among the programs handed over
+/// (`package` for its binary, `examples/package/example` for an example,
+/// and `examples/workshop-tests/trace_scenes` for the traced scenes) and
+/// its path.
+fn program_built(line: &str, package: &str) -> Option<(String, PathBuf)> {
+    let message: serde_json::Value = serde_json::from_str(line).ok()?;
+    if message["reason"] != "compiler-artifact" {
+        return None;
+    }
+    let target = &message["target"];
+    let name = target["name"].as_str()?;
+    let kind = |wanted: &str| {
+        target["kind"]
+            .as_array()
+            .is_some_and(|kinds| kinds.iter().any(|kind| kind == wanted))
+    };
+    let place = if kind("bin") && name == package {
+        package.to_owned()
+    } else if kind("example") && name == "trace_scenes" {
+        format!("examples/workshop-tests/{name}")
+    } else if kind("example") {
+        format!("examples/{package}/{name}")
+    } else {
+        return None;
+    };
+    Some((place, PathBuf::from(message["executable"].as_str()?)))
 }
 
 /// Cargo run with `args` (noted, so that an interrupt ends it), its
@@ -171,7 +220,7 @@ fn spawn_cargo(
     cargo: &Cargo,
     args: &[&str],
     stdout: Stdio,
-) -> Result<(Child, Receiver<Output>), String> {
+) -> Result<(Child, CargoStderr), String> {
     let mut child = processes::spawn_cargo(
         cargo
             .command(args)
@@ -180,8 +229,63 @@ fn spawn_cargo(
             .stderr(Stdio::piped()),
     )
     .map_err(|err| format!("could not run cargo: {err}"))?;
-    let stderr = read_in_background(child.stderr.take(), &[]);
+    let stderr = CargoStderr {
+        lines: lines_in_background(child.stderr.take()),
+        kept: VecDeque::new(),
+        told_of_a_lock: false,
+    };
     Ok((child, stderr))
+}
+
+/// What Cargo says on stderr as it builds: its last lines, kept for an
+/// error, and whether it waits for another Cargo's lock.
+struct CargoStderr {
+    lines: Receiver<String>,
+    kept: VecDeque<String>,
+    told_of_a_lock: bool,
+}
+
+/// What Cargo prints while another Cargo holds the build folder.
+const WAITING_FOR_A_LOCK: &str = "Blocking waiting for file lock";
+
+/// Enough of Cargo's stderr for any tail a message shows.
+const STDERR_KEPT: usize = 200;
+
+impl CargoStderr {
+    /// Takes the lines Cargo printed so far, and says once, as the
+    /// progress line, that it waits for another Cargo: a check that seems
+    /// stuck for a minute is then understood, not killed.
+    fn tell_of_a_lock(&mut self, progress: &Progress) {
+        while let Ok(line) = self.lines.try_recv() {
+            self.keep(line, progress);
+        }
+    }
+
+    fn keep(&mut self, line: String, progress: &Progress) {
+        if line.contains(WAITING_FOR_A_LOCK) && !self.told_of_a_lock {
+            progress.say(
+                "waiting for another cargo (rust-analyzer, or a second \
+                 terminal?) to finish; the check goes on when it has",
+            );
+            self.told_of_a_lock = true;
+        }
+        self.kept.push_back(line);
+        if self.kept.len() > STDERR_KEPT {
+            self.kept.pop_front();
+        }
+    }
+
+    /// Cargo's last `count` lines, once it has ended (or, if something it
+    /// started still holds the pipe, what came within a few seconds).
+    fn tail(&mut self, count: usize) -> String {
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
+            self.keep(line, &Progress::new(true));
+        }
+        let skip = self.kept.len().saturating_sub(count);
+        let lines: Vec<&str> =
+            self.kept.iter().skip(skip).map(String::as_str).collect();
+        lines.join("\n")
+    }
 }
 
 /// The test executable a `compiler-artifact` message names, if it is one.

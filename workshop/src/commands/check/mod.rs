@@ -15,12 +15,12 @@
 //! from the authors' pinned one beside theirs, in the verdict.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::commands::{Words, indent, times};
 use crate::runner::{
-    self, Built, Cargo, CompileError, ENOUGH_HANGS, Progress, Settings,
+    self, Built, Cargo, CompileError, ENOUGH_HANGS, Outcome, Progress, Settings,
     TEST_DEADLINE, TestBinary, TestCase, TestRun, Warning,
 };
 use crate::step::{Step, find_root};
@@ -121,7 +121,7 @@ pub fn check(
     };
     ahead::wait_for_it(&cargo, progress);
     let files = test_files(step)?;
-    let (built, demo_built) = match build(step, &cargo, &files, progress)? {
+    let (built, programs) = match build(step, &cargo, &files, progress)? {
         Ok(built) => built,
         Err(error) if machine_trouble(&error.message).is_some() => {
             return Err(build_failed_for_want_of_means(step, &error.message));
@@ -144,6 +144,7 @@ pub fn check(
         TEST_DEADLINE.as_secs()
     ));
     let mut settings = Settings::new(&cargo, TEST_DEADLINE);
+    hand_programs_to(&mut settings, programs.as_deref());
     settings.enough_hangs = Some(ENOUGH_HANGS);
     settings.left_out_when_hurried = vec![TRACES.to_owned(), SNAPSHOTS.to_owned()];
     let own_tests: Vec<&str> = marked.iter().map(|m| m.test.as_str()).collect();
@@ -151,8 +152,19 @@ pub fn check(
         runner::run_tests_until(&cases, &settings, progress, |runs, left_out| {
             a_failure_to_explain(runs, left_out, &cases, &own_tests)
         });
-    let demo = demo_built.then_some(&cargo);
-    let mut checked = verdict_on(step, &marked, &ran, demo, &cargo, progress)?;
+    if let Some(trouble) = ran.runs.iter().find_map(|run| tool_trouble(&run.outcome))
+    {
+        if let Some(programs) = &programs {
+            runner::remove_programs(programs);
+        }
+        return Err(tests_could_not_run(step, trouble));
+    }
+    let demo = programs.is_some().then_some(&cargo);
+    let checked = verdict_on(step, &marked, &ran, demo, &cargo, progress);
+    if let Some(programs) = &programs {
+        runner::remove_programs(programs);
+    }
+    let mut checked = checked?;
     checked
         .report
         .push_str(&warned(step, &own_warnings(step, &marked, &built.warnings)));
@@ -163,15 +175,16 @@ pub fn check(
 /// leaves running in the background (`ahead`) builds too, so that the
 /// two cannot drift apart: the step's test files `files`, then, if they
 /// compile, its program and examples (a failure there is only said: the
-/// tests that run them say more). With the tests, whether the program was
-/// built now: only then can the demo be run for its trace (`trace`); the
-/// one in the target folder may be an older version's.
+/// tests that run them say more). With the tests, the folder of the
+/// programs built now, for the tests to run (`hand_programs_to`); only
+/// with it can the demo be run for its trace (`trace`): the one in the
+/// target folder may be an older version's.
 fn build(
     step: &Step,
     cargo: &Cargo,
     files: &[String],
     progress: &Progress,
-) -> Result<Result<(Built, bool), CompileError>, String> {
+) -> Result<Result<(Built, Option<PathBuf>), CompileError>, String> {
     progress.say(&format!(
         "building step {}'s tests: {}",
         step.number,
@@ -181,14 +194,57 @@ fn build(
         Ok(built) => built,
         Err(error) => return Ok(Err(error)),
     };
-    let demo_built = match runner::build_programs(cargo, &step.package(), progress) {
-        Ok(()) => true,
+    let programs = match runner::build_programs(cargo, &step.package(), progress) {
+        Ok(folder) => Some(folder),
         Err(err) => {
             progress.say(&err);
-            false
+            None
         }
     };
-    Ok(Ok((built, demo_built)))
+    Ok(Ok((built, programs)))
+}
+
+/// Tells the tests where the programs they run wait, built before them:
+/// they never call Cargo, whose lock another Cargo may hold, inside their
+/// deadline. Without the folder (the program did not build), each test
+/// builds what it runs, and its failure says why.
+pub(crate) fn hand_programs_to(settings: &mut Settings, programs: Option<&Path>) {
+    if let Some(folder) = programs {
+        settings.env.push((
+            crate::PREBUILT_PROGRAMS.to_owned(),
+            folder.display().to_string(),
+        ));
+    }
+}
+
+/// What a test's failure says of the tool's trouble rather than of the
+/// code: a test or a program it runs gone from the build folder (another
+/// terminal's `cargo clean`, a build that replaced it), or the machine's
+/// means (a full disk). No function of the participant's can print these.
+fn tool_trouble(outcome: &Outcome) -> Option<&'static str> {
+    const GONE: [&str; 3] = [
+        "could not start the test",
+        // `workshop_tests::prebuilt`, when a program handed over is gone.
+        "is set, but",
+        "No such file or directory (os error 2)",
+    ];
+    let said = outcome.message();
+    if GONE.iter().any(|sign| said.contains(sign)) {
+        return Some("a file it had built is gone from the build folder");
+    }
+    machine_trouble(said)
+}
+
+/// What `check` says when the tool's trouble, not the code, stopped the
+/// tests: exit 2, and no function blamed.
+fn tests_could_not_run(step: &Step, trouble: &str) -> String {
+    let n = step.number;
+    format!(
+        "Step {n}'s tests could not run: {trouble}. This is about the tool and \
+         the machine, not your code: no function is blamed. (Did a second \
+         terminal run `cargo clean`, or fill the disk?) Run `cargo workshop \
+         check {n}` again."
+    )
 }
 
 /// Whether the tests run so far are enough for a verdict: every test a

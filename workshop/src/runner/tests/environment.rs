@@ -59,3 +59,16 @@ fn a_test_run_by_check_waits_for_what_never_comes_only_its_patience() {
     // Without the patience, the guard would wait 20 s.
     assert!(run.took < Duration::from_secs(15), "{ran:?}");
 }
+
+#[test]
+fn a_relative_target_dir_is_where_cargo_puts_it_not_below_each_test() {
+    let here = std::path::Path::new("/home/someone/workshop");
+    for relative in ["target", "~/target", "../builds"] {
+        assert_eq!(
+            super::super::as_cargo_reads_it(std::path::Path::new(relative), here),
+            here.join(relative)
+        );
+    }
+    let absolute = std::path::Path::new("/tmp/builds");
+    assert_eq!(super::super::as_cargo_reads_it(absolute, here), absolute);
+}

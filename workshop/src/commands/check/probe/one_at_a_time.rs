@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use super::super::{Blame, authors_function};
+use super::super::{Blame, authors_function, hand_programs_to};
 use super::switching::{blame, build_rerun};
 use super::{Found, Probe};
 use crate::runner::{self, Cargo, PROBE_DEADLINE, Progress, Settings, TestCase};
@@ -97,10 +97,12 @@ fn rerun_in_copy(
     cases: &[TestCase],
     progress: &Progress,
 ) -> Result<Vec<String>, String> {
-    let Some(in_copy) = build_rerun(step, cargo, cases, progress)? else {
+    let Some((in_copy, programs)) = build_rerun(step, cargo, cases, progress)?
+    else {
         return Ok(Vec::new());
     };
-    let settings = Settings::new(cargo, PROBE_DEADLINE);
+    let mut settings = Settings::new(cargo, PROBE_DEADLINE);
+    hand_programs_to(&mut settings, Some(&programs));
     Ok(runner::run_tests(&in_copy, &settings, &Progress::new(true))
         .runs
         .iter()

@@ -4,9 +4,9 @@
 //! stop once one suspect's switch makes them all pass.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::super::{Blame, authors_body, machine_trouble};
+use super::super::{Blame, authors_body, hand_programs_to, machine_trouble};
 use super::{Found, Probe};
 use crate::runner::{
     self, Cargo, PROBE_DEADLINE, Progress, RERUNS_AT_ONCE, Settings, TestCase,
@@ -37,7 +37,7 @@ pub(super) fn all_at_once<'a>(
         return Ok(None);
     };
     let built = build_rerun(step, copy_cargo, &probe.rerun, progress);
-    let Ok(Some(rerun)) = built else {
+    let Ok(Some((rerun, programs))) = built else {
         put_back(step, copy, &switched);
         return built.map(|_| None);
     };
@@ -52,6 +52,7 @@ pub(super) fn all_at_once<'a>(
         }));
     }
     let mut settings = Settings::new(copy_cargo, PROBE_DEADLINE);
+    hand_programs_to(&mut settings, Some(&programs));
     // A wrong suspect's reruns hang as the participant's did, to the
     // deadline: all at once, the culprit's are not queued behind them.
     settings.at_once = cases.len().min(RERUNS_AT_ONCE);
@@ -283,7 +284,7 @@ pub(super) fn build_rerun(
     cargo: &Cargo,
     cases: &[TestCase],
     progress: &Progress,
-) -> Result<Option<Vec<TestCase>>, String> {
+) -> Result<Option<(Vec<TestCase>, PathBuf)>, String> {
     let mut files: Vec<String> =
         cases.iter().map(|case| case.file.clone()).collect();
     files.dedup();
@@ -295,12 +296,12 @@ pub(super) fn build_rerun(
         Err(_) => return Ok(None),
     };
     // The reruns run the step's program too: built now, not in their time.
-    match runner::build_programs(cargo, &step.package(), progress) {
-        Ok(()) => {}
+    let programs = match runner::build_programs(cargo, &step.package(), progress) {
+        Ok(folder) => folder,
         Err(error) if machine_trouble(&error).is_some() => return Err(error),
         Err(_) => return Ok(None),
-    }
-    Ok(cases
+    };
+    let cases = cases
         .iter()
         .map(|case| {
             let binary = built.binaries.iter().find(|b| b.file == case.file)?;
@@ -309,5 +310,6 @@ pub(super) fn build_rerun(
                 ..case.clone()
             })
         })
-        .collect())
+        .collect::<Option<Vec<_>>>();
+    Ok(cases.map(|cases| (cases, programs)))
 }
