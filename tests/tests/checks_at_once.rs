@@ -530,3 +530,52 @@ fn a_dbg_in_a_server_with_a_stderr_nobody_reads_is_named_as_the_trouble() {
     );
     assert!(said.contains("Your `dbg!` at line "), "{said}");
 }
+
+/// Another Cargo holds the build folder's lock for 40 s while a right
+/// step's tests run, as rust-analyzer's first `cargo check` does when the
+/// editor opens, or a second terminal's `cargo test --workspace --no-run`.
+/// The tests once built their programs inside their own deadlines, waited
+/// there on the lock, and a right function was blamed for the timeout.
+/// (`flock` takes the lock as Cargo does; util-linux has it, Linux only.)
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn another_cargo_holding_the_lock_during_the_tests_blames_nothing() {
+    use std::io::{BufRead, BufReader};
+    let copy = WarmCopy::new("locked");
+    // Every function in the participant's words, and all right.
+    copy.write_track((3, "step03-sleep"), "EventLoop::call_at", ("{", "{"));
+    let mut check = copy
+        .check(3)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("check starts");
+    let mut progress = BufReader::new(check.stderr.take().expect("its stderr")).lines();
+    let mut said_so_far = String::new();
+    for line in progress.by_ref().map_while(Result::ok) {
+        said_so_far.push_str(&line);
+        said_so_far.push('\n');
+        if line.contains("running") {
+            break;
+        }
+    }
+    assert!(said_so_far.contains("running"), "{said_so_far}");
+    let lock = copy.dir.join("target").join("debug").join(".cargo-lock");
+    let mut other_cargo = Command::new("flock")
+        .arg(&lock)
+        .args(["sleep", "40"])
+        .spawn()
+        .expect("flock runs (util-linux)");
+    let rest: Vec<String> = progress.map_while(Result::ok).collect();
+    let output = check.wait_with_output().expect("check ends");
+    let _ = other_cargo.kill();
+    let _ = other_cargo.wait();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("Step 3 passes"),
+        "exit {:?}\n{stdout}\n{said_so_far}{}",
+        output.status.code(),
+        rest.join("\n")
+    );
+}
