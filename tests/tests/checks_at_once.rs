@@ -551,7 +551,8 @@ fn another_cargo_holding_the_lock_during_the_tests_blames_nothing() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("check starts");
-    let mut progress = BufReader::new(check.stderr.take().expect("its stderr")).lines();
+    let mut progress =
+        BufReader::new(check.stderr.take().expect("its stderr")).lines();
     let mut said_so_far = String::new();
     for line in progress.by_ref().map_while(Result::ok) {
         said_so_far.push_str(&line);
@@ -578,4 +579,112 @@ fn another_cargo_holding_the_lock_during_the_tests_blames_nothing() {
         output.status.code(),
         rest.join("\n")
     );
+}
+
+/// A reader that goes away (`check 3 2>&1 | head -4`) ends the check
+/// quietly, 141 as a closed pipe ends `cat`, and the tests it started with
+/// it: `eprintln!` once panicked there (exit 101) and left them running.
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn a_reader_gone_ends_the_check_and_its_tests_quietly() {
+    use std::io::{BufRead, BufReader};
+    let copy = WarmCopy::new("closed");
+    copy.blank_track((3, "step03-sleep"));
+    let mut check = copy
+        .check(3)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("check starts");
+    let mut progress =
+        BufReader::new(check.stderr.take().expect("its stderr")).lines();
+    for line in progress.by_ref().map_while(Result::ok) {
+        if line.contains("running") {
+            break;
+        }
+    }
+    drop(progress); // `head` has its lines
+    let output = check.wait_with_output().expect("check ends");
+    assert_eq!(output.status.code(), Some(141), "{}", said(&output));
+    let left: Vec<String> = processes_working_in(&copy.dir);
+    assert!(left.is_empty(), "left running: {left:#?}");
+}
+
+/// Ctrl-Z stops the terminal's whole process group; a check stopped there
+/// kept its Cargo stopped too, holding the build folder's lock, and every
+/// later command waited for ever. Now Ctrl-Z ends the check like Ctrl-C.
+#[cfg(target_os = "linux")]
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn ctrl_z_during_a_build_ends_the_check_and_leaves_no_lock_held() {
+    use std::os::unix::process::CommandExt;
+    use std::time::{Duration, Instant};
+    let copy = WarmCopy::new("ctrl-z");
+    let lock = copy.dir.join("target").join("debug").join(".cargo-lock");
+    // Another Cargo's lock keeps the check's own Cargo waiting in its build.
+    let mut other_cargo = Command::new("flock")
+        .arg(&lock)
+        .args(["sleep", "8"])
+        .spawn()
+        .expect("flock runs (util-linux)");
+    std::thread::sleep(Duration::from_millis(300));
+    let mut check = copy
+        .check(3)
+        .process_group(0) // as a terminal's foreground job
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("check starts");
+    std::thread::sleep(Duration::from_secs(2));
+    let group = format!("-{}", check.id());
+    let stopped = Command::new("kill")
+        .args(["-TSTP", "--", &group])
+        .status()
+        .expect("kill runs");
+    assert!(stopped.success());
+    let began = Instant::now();
+    let status = loop {
+        if let Some(status) = check.try_wait().expect("check can be waited for") {
+            break Some(status);
+        }
+        if began.elapsed() > Duration::from_secs(20) {
+            let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+            let _ = check.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = other_cargo.kill();
+    let _ = other_cargo.wait();
+    let status = status.expect("the check stopped by Ctrl-Z ended, not stopped");
+    assert_eq!(status.code(), Some(128 + 20), "{status:?}");
+    let left = processes_working_in(&copy.dir);
+    assert!(left.is_empty(), "left running: {left:#?}");
+}
+
+/// Every process that works in `dir` or names it, but this test.
+#[cfg(target_os = "linux")]
+fn processes_working_in(dir: &std::path::Path) -> Vec<String> {
+    let me = std::process::id().to_string();
+    let wanted = dir.to_string_lossy().into_owned();
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == me {
+            continue;
+        }
+        let cwd = fs::read_link(entry.path().join("cwd")).unwrap_or_default();
+        let command = fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let command = String::from_utf8_lossy(&command).replace('\0', " ");
+        let state =
+            fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let zombie = state
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z'));
+        if !zombie && (cwd.starts_with(dir) || command.contains(&wanted)) {
+            found.push(format!("{pid} {}", command.trim()));
+        }
+    }
+    found
 }

@@ -35,6 +35,7 @@
 //! Here: what they share, the progress lines and the Cargo they run.
 
 use std::env;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -67,8 +68,8 @@ pub use memory::TOGETHER_GIB;
 #[cfg(unix)]
 pub use processes::interrupts;
 pub use processes::{
-    adopt_orphans, end_everything_on_interrupt, end_what_killed_checks_left,
-    record_tests_in,
+    adopt_orphans, end_everything_and_exit, end_everything_on_interrupt,
+    end_what_killed_checks_left, record_tests_in,
 };
 
 pub use program::{Printed, merged_output_within};
@@ -96,9 +97,16 @@ impl Progress {
         }
     }
 
+    /// A stderr closed (`check 3 2>&1 | head -4`) ends the check quietly,
+    /// with the tests it started, as a closed pipe ends `cat`: `eprintln!`
+    /// panicked there, and left the tests running with no parent.
     pub fn say(&self, what: &str) {
-        if !self.quiet {
-            eprintln!("[{:>3} s] {what}", self.began.elapsed().as_secs());
+        if self.quiet {
+            return;
+        }
+        let line = format!("[{:>3} s] {what}", self.began.elapsed().as_secs());
+        if writeln!(io::stderr(), "{line}").is_err() {
+            processes::end_everything_and_exit(plumbing::console::STDOUT_CLOSED);
         }
     }
 }

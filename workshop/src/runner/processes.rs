@@ -27,7 +27,7 @@
 //! their own (each guards itself with a deadline of seconds, but a server
 //! a test started may not).
 
-use std::io;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::sync::{Mutex, OnceLock};
@@ -115,23 +115,49 @@ pub fn interrupts() -> Option<signal_hook::iterator::Signals> {
 }
 
 /// From now on, an interrupt (Ctrl-C, SIGTERM, SIGHUP) ends every process
-/// `check` started, says so, and exits as the signal would have.
+/// `check` started, says so, and exits as the signal would have. So does
+/// Ctrl-Z (SIGTSTP): a check stopped in the background would keep a
+/// stopped Cargo holding the build folder's lock, and every later command,
+/// `cargo run` too, would wait for it for ever.
 pub fn end_everything_on_interrupt() {
     #[cfg(unix)]
     {
+        use signal_hook::consts::SIGTSTP;
         let Some(mut signals) = interrupts() else {
             return;
         };
+        let _ = signals.add_signal(SIGTSTP);
         std::thread::spawn(move || {
             if let Some(signal) = signals.forever().next() {
+                if signal == SIGTSTP {
+                    // The terminal stopped our whole process group, Cargo
+                    // and its compilers too: they go on, to be ended.
+                    let _ = rustix::process::kill_current_process_group(
+                        rustix::process::Signal::CONT,
+                    );
+                }
                 let ended = end_all();
-                eprintln!(
-                    "\ninterrupted: {ended} tests and builds that `check` started are ended"
-                );
+                let why = if signal == SIGTSTP {
+                    "stopped (Ctrl-Z): a check cannot wait in the background, \
+                     where its Cargo would hold the build folder's lock, so \
+                     what it started is ended"
+                } else {
+                    "interrupted: what `check` started is ended"
+                };
+                let _ = writeln!(io::stderr(), "\n{why} ({ended} tests and builds)");
                 std::process::exit(128 + signal);
             }
         });
     }
+}
+
+/// Ends every process `check` started and exits with `code`, saying
+/// nothing: for a check whose reader has gone (`check 3 2>&1 | head -4`),
+/// which has no one left to give its verdict to.
+pub fn end_everything_and_exit(code: i32) -> ! {
+    #[cfg(unix)]
+    end_all();
+    std::process::exit(code)
 }
 
 /// From now on, on Linux, the orphans of the tests this process starts come
