@@ -30,12 +30,13 @@ use input::{Debounce, RawMode};
 
 mod child;
 mod input;
+mod layout;
 mod screen;
 
 pub const HELP: &str = "usage: cargo workshop watch [N]\n\n\
              Checks step N, then again each time you save a file of its folder (a \
              save\nwhile a check runs starts it over), on one screen: how many \
-             functions are done\n(written, and not the one the verdict blames), \
+             functions are\nwritten (and whether the verdict blames one), \
              and the verdict as `check`\ngives it. Keys: h the hint for the \
              function at hand (what it must do, the\nchapter's section to read), \
              l the list of functions, r run the step's demo,\nq quit (Ctrl-C \
@@ -58,6 +59,8 @@ pub enum Event {
     CheckOut(u64, String),
     /// The check's whole stderr, at its end.
     CheckErr(u64, String),
+    /// The terminal changed its size: the screen is drawn again for it.
+    Resized,
 }
 
 pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
@@ -78,12 +81,16 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let _watcher = input::watch_saves(&step.dir(), sender.clone())?;
     let demo_runs = Arc::new(AtomicBool::new(false));
     input::on_signals(sender.clone(), Arc::clone(&demo_runs));
+    input::on_resize(sender.clone());
     let raw = RawMode::on();
     input::read_keys(sender.clone());
     let last = step_folders(&root).last().map_or(step.number, |(k, _)| *k);
     let next_file = step.state().join("watch-next");
     let mut watch = Watch {
-        fancy: cfg!(unix) && std::io::stdout().is_terminal(),
+        fancy: draws_a_screen(
+            cfg!(unix) && std::io::stdout().is_terminal(),
+            std::env::var_os("TERM").as_deref(),
+        ),
         raw: raw.is_on(),
         step,
         last,
@@ -95,6 +102,7 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
         verdict: None,
         said: String::new(),
         overlay: Overlay::None,
+        scroll: 0,
         debounce: Debounce::default(),
         saved_at: None,
         demo: None,
@@ -110,18 +118,30 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     code
 }
 
-/// How many columns the terminal has, if stdout is one that says.
+/// Whether watch redraws one screen: on a terminal that takes the escape
+/// codes that clear it. `TERM=dumb` (an editor's shell pane, a plain
+/// console) prints each verdict as lines instead.
+fn draws_a_screen(is_terminal: bool, term: Option<&std::ffi::OsStr>) -> bool {
+    is_terminal && term.is_none_or(|term| term != "dumb")
+}
+
+/// The terminal's columns and lines, if stdout is one that says; else
+/// 80×24, the size every terminal starts at.
 #[cfg(unix)]
-fn terminal_width() -> Option<usize> {
-    let size = rustix::termios::tcgetwinsize(std::io::stdout()).ok()?;
-    (size.ws_col > 0).then_some(usize::from(size.ws_col))
+fn terminal_size() -> (usize, usize) {
+    rustix::termios::tcgetwinsize(std::io::stdout())
+        .ok()
+        .filter(|size| size.ws_col > 0 && size.ws_row > 0)
+        .map_or((80, 24), |size| {
+            (usize::from(size.ws_col), usize::from(size.ws_row))
+        })
 }
 
 /// Windows draws no screen (`Watch::fancy`): plain lines, the console's own
 /// wrapping.
 #[cfg(not(unix))]
-fn terminal_width() -> Option<usize> {
-    None
+fn terminal_size() -> (usize, usize) {
+    (80, 24)
 }
 
 /// The step to watch when none is named: the one started and not yet
@@ -203,6 +223,8 @@ struct Watch {
     /// The running check's last progress line.
     said: String,
     overlay: Overlay,
+    /// The first line shown of what pages under the head.
+    scroll: usize,
     debounce: Debounce,
     /// The first save not yet answered by a verdict.
     saved_at: Option<Instant>,
@@ -280,6 +302,7 @@ impl Watch {
             }
             Event::CheckOut(id, text) => self.check_output(id, |r| r.out(text)),
             Event::CheckErr(id, text) => self.check_output(id, |r| r.err(text)),
+            Event::Resized => Next::Redraw,
         }
     }
 
@@ -296,6 +319,10 @@ impl Watch {
         }
         match key.to_ascii_lowercase() {
             'q' => Next::Quit(ExitCode::SUCCESS),
+            input::PAGE_DOWN => self.turn_page(true),
+            input::PAGE_UP => self.turn_page(false),
+            // Keys typed with Enter: the Enter is no key of its own.
+            '\n' => Next::Nothing,
             'h' => self.show(Overlay::Hint),
             'l' => self.show(Overlay::List),
             'r' => {
@@ -323,6 +350,7 @@ impl Watch {
     }
 
     fn show(&mut self, overlay: Overlay) -> Next {
+        self.scroll = 0; // a panel opens at its top
         self.overlay = if self.overlay == overlay {
             Overlay::None // the same key again hides it
         } else {
@@ -351,6 +379,7 @@ impl Watch {
         };
         self.running = None;
         self.verdict = Some(self.verdict_of(&ended));
+        self.scroll = 0;
         self.saved_at = None;
         self.said.clear();
         if !self.fancy {
@@ -450,37 +479,70 @@ impl Watch {
         }
     }
 
-    fn draw(&self) {
-        if !self.fancy || self.demo.is_some() || self.demo_ended.is_some() {
-            return;
-        }
-        let mut screen = format!(
+    /// The head, always on screen: what is watched, the progress, the
+    /// keys, the status line and the verdict's headline (its first
+    /// paragraph: the function, what to do). And the body, paged under
+    /// it: a panel (`h`, `l`) first, then the rest of the verdict.
+    fn head_and_body(&self) -> (String, String) {
+        let mut head = format!(
             "cargo workshop watch {n}: {folder}, checked again on each save\n\
-             Progress: {progress}\n{keys}\n\n",
+             Progress: {progress}\n{keys}\n\n{status}",
             n = self.step.number,
             folder = self.step.folder,
             progress = self.progress(),
             keys = screen::keys(self.raw),
+            status = self.status(),
         );
-        let overlay = self.overlay_text();
-        if !overlay.is_empty() {
-            screen.push_str(&overlay);
-            screen.push_str("\n\n");
-        }
-        screen.push_str(&self.status());
+        let mut body = self.overlay_text();
         if let Some(verdict) = &self.verdict {
-            screen.push_str("\n\n");
+            head.push_str("\n\n");
             // Under a check that runs, the verdict shown is the old one: a
             // glance must not take a pass from before the save for news.
             if self.running.is_some() || !self.said.is_empty() {
-                screen.push_str("The last verdict, from before your save:\n\n");
+                head.push_str("The last verdict, from before your save:\n");
             }
-            screen.push_str(&verdict.text);
+            let (headline, rest) = verdict
+                .text
+                .split_once("\n\n")
+                .unwrap_or((verdict.text.as_str(), ""));
+            head.push_str(headline);
+            if !body.is_empty() && !rest.is_empty() {
+                body.push_str("\n\n");
+            }
+            body.push_str(rest);
         }
-        let screen = screen::wrapped(&screen, terminal_width().unwrap_or(80));
+        (head, body)
+    }
+
+    fn page(&self) -> layout::Page {
+        let (width, height) = terminal_size();
+        let (head, body) = self.head_and_body();
+        layout::layout(&head, &body, self.scroll, height, width)
+    }
+
+    /// Space (or PageDown) the next page, b (or PageUp) the one before.
+    fn turn_page(&mut self, forward: bool) -> Next {
+        let page = self.page();
+        self.scroll = if forward {
+            page.first + page.per_page
+        } else {
+            page.first.saturating_sub(page.per_page)
+        };
+        // Past the end, the layout shows the last page: keep where it is.
+        self.scroll = self.page().first;
+        Next::Redraw
+    }
+
+    fn draw(&self) {
+        if !self.fancy || self.demo.is_some() || self.demo_ended.is_some() {
+            return;
+        }
+        let screen = self.page().lines.join("\n");
         // Raw mode leaves output processing on: "\n" still starts a line.
+        // No newline after the last: at the last line, it would scroll the
+        // head off the top.
         let mut out = std::io::stdout().lock();
-        let _ = write!(out, "\x1b[2J\x1b[H{screen}");
+        let _ = write!(out, "\x1b[H\x1b[2J{screen}");
         let _ = out.flush();
     }
 
@@ -533,5 +595,14 @@ mod tests {
         // `start 4`, instead of an error.
         assert_eq!(choose(&[(3, true)]), Ok(3));
         assert_eq!(choose(&[(2, true), (3, true)]), Ok(3));
+    }
+
+    #[test]
+    fn a_dumb_terminal_gets_plain_lines_without_escape_codes() {
+        use std::ffi::OsStr;
+        assert!(draws_a_screen(true, Some(OsStr::new("xterm-256color"))));
+        assert!(draws_a_screen(true, None));
+        assert!(!draws_a_screen(true, Some(OsStr::new("dumb"))));
+        assert!(!draws_a_screen(false, Some(OsStr::new("xterm"))));
     }
 }
