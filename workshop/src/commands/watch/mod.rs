@@ -36,13 +36,15 @@ mod screen;
 pub const HELP: &str = "usage: cargo workshop watch [N]\n\n\
              Checks step N, then again each time you save a file of its folder (a \
              save\nwhile a check runs starts it over), on one screen: how many \
-             functions are\nwritten (and whether the verdict blames one), \
-             and the verdict as `check`\ngives it. Keys: h the hint for the \
-             function at hand (what it must do, the\nchapter's section to read), \
-             l the list of functions, r run the step's demo,\nq quit (Ctrl-C \
-             too). On Windows, press Enter after the key.\n\n\
-             Without N, the step in progress: started, not yet passing. Piped, it \
-             prints\neach verdict once, without redrawing.";
+             functions are\nwritten (and whether the verdict blames one), and \
+             the verdict as `check` gives\nit, its headline always on screen \
+             and the rest a page at a time. Keys: h the\nhint for the function \
+             at hand (what it must do, the chapter's section to read),\nl the \
+             list of functions, r run the step's demo, Space the next page, b \
+             the\npage before, q quit (Ctrl-C too). On Windows, press Enter \
+             after the key.\n\n\
+             Without N, the step in progress: started, not yet passing. Piped, or \
+             with\nTERM=dumb, it prints each verdict once, without redrawing.";
 
 /// What `watch` waits for, from its threads (`input`, `child`).
 #[derive(Debug)]
