@@ -117,9 +117,9 @@ pub fn watch_saves(
 }
 
 /// The key that shows the next page of what is under the head: Space,
-/// and PageDown as `key` reads it.
+/// and Page Down as `key` reads it.
 pub const PAGE_DOWN: char = ' ';
-/// The key that shows the page before: b, and PageUp.
+/// The key that shows the page before: b, and Page Up.
 pub const PAGE_UP: char = 'b';
 
 /// What the bytes of one key press are, as `read_keys` sends it: `None`
@@ -136,7 +136,7 @@ fn key(byte: u8, more: &mut impl FnMut() -> Option<u8>) -> Option<char> {
     }
 }
 
-/// The key of an escape sequence: PageDown (`ESC [ 6 ~`) and PageUp
+/// The key of an escape sequence: Page Down (`ESC [ 6 ~`) and Page Up
 /// (`ESC [ 5 ~`); a lone escape or another sequence is none of watch's.
 fn escape(more: &mut impl FnMut() -> Option<u8>) -> Option<char> {
     if more()? != b'[' {
@@ -159,8 +159,8 @@ fn escape(more: &mut impl FnMut() -> Option<u8>) -> Option<char> {
 
 /// Reads the keys pressed, one `Event::Key` each, on a thread of its own;
 /// `Event::NoMoreKeys` at the end of the input. Ctrl-C and Ctrl-D, which
-/// raw mode hands over as bytes, are `q`; Space and PageDown are
-/// `PAGE_DOWN`, PageUp `PAGE_UP`, Enter `'\n'`.
+/// raw mode hands over as bytes, are `q`; Space and Page Down are
+/// `PAGE_DOWN`, Page Up `PAGE_UP`, Enter `'\n'`.
 pub fn read_keys(events: Sender<Event>) {
     std::thread::spawn(move || {
         let mut stdin = io::stdin().lock();

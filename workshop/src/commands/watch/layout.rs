@@ -14,7 +14,7 @@ pub struct Page {
     /// The body's first line shown (0-based), after clamping.
     pub first: usize,
     /// How many body lines a page shows.
-    pub per_page: usize,
+    pub size: usize,
 }
 
 /// Lines the body keeps under a head however long: a head that would leave
@@ -55,12 +55,12 @@ pub fn layout(
         return Page {
             lines,
             first: 0,
-            per_page: room,
+            size: room,
         };
     }
-    let per_page = room - 1; // and the line that says where the page is
-    let first = first.min(body.len() - per_page);
-    let shown = first + per_page;
+    let size = room - 1; // and the line that says where the page is
+    let first = first.min(body.len() - size);
+    let shown = first + size;
     let place = cut(
         &format!(
             "-- lines {}-{shown} of {}; Space: next page, b: back --",
@@ -73,11 +73,7 @@ pub fn layout(
     lines.push(String::new());
     lines.extend(body.drain(first..shown));
     lines.push(place);
-    Page {
-        lines,
-        first,
-        per_page,
-    }
+    Page { lines, first, size }
 }
 
 /// `text` as screen lines of at most `width` characters.
@@ -123,13 +119,13 @@ mod tests {
         assert!(page.lines[0].starts_with("Checked 4.1 s after your save"));
         assert!(page.lines[2].starts_with("Your `Timer::cmp` is not right yet"));
         assert_eq!(page.lines[4], "evidence 1");
-        assert_eq!(page.per_page, 19);
+        assert_eq!(page.size, 19);
         assert_eq!(
             page.lines[23],
             "-- lines 1-19 of 50; Space: next page, b: back --"
         );
         // The next page: the head again, the evidence from line 20.
-        let next = layout(HEAD, &numbered(50), page.first + page.per_page, 24, 80);
+        let next = layout(HEAD, &numbered(50), page.first + page.size, 24, 80);
         assert!(next.lines[0].starts_with("Checked 4.1 s"));
         assert_eq!(next.lines[4], "evidence 20");
         // Past the end: the last page, full.

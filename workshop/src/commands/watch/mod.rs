@@ -522,13 +522,13 @@ impl Watch {
         layout::layout(&head, &body, self.scroll, height, width)
     }
 
-    /// Space (or PageDown) the next page, b (or PageUp) the one before.
+    /// Space (or Page Down) the next page, b (or Page Up) the one before.
     fn turn_page(&mut self, forward: bool) -> Next {
         let page = self.page();
         self.scroll = if forward {
-            page.first + page.per_page
+            page.first + page.size
         } else {
-            page.first.saturating_sub(page.per_page)
+            page.first.saturating_sub(page.size)
         };
         // Past the end, the layout shows the last page: keep where it is.
         self.scroll = self.page().first;
