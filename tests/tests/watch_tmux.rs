@@ -30,9 +30,12 @@ struct WarmCopy {
 }
 
 impl WarmCopy {
-    fn new() -> WarmCopy {
+    /// A copy of its own for the test `name`: tests run at once, and a
+    /// copy shares its build's files with this workshop's by hard links,
+    /// which two copies made in one folder at once would overwrite.
+    fn new(name: &str) -> WarmCopy {
         let dir = std::env::temp_dir()
-            .join(format!("workshop-watch-tmux-{}", std::process::id()));
+            .join(format!("workshop-watch-tmux-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         warm_copy::sync_tree(&workspace_root(), &dir).expect("the sources copy");
         let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -98,7 +101,8 @@ impl Drop for WarmCopy {
     }
 }
 
-/// A tmux server of the test's own, killed when dropped, whatever happens.
+/// A tmux server of the test's own (named by its folder, of the test's
+/// own), killed when dropped, whatever happens.
 struct Tmux {
     socket: String,
 }
@@ -111,7 +115,13 @@ impl Tmux {
     /// Starts `command` in a terminal of `columns` by `lines`.
     fn sized(dir: &Path, command: &str, (columns, lines): (u16, u16)) -> Tmux {
         let tmux = Tmux {
-            socket: format!("workshop-watch-{}", std::process::id()),
+            socket: dir
+                .file_name()
+                .map_or_else(
+                    || "workshop-watch".into(),
+                    |name| name.to_string_lossy(),
+                )
+                .into_owned(),
         };
         let (columns, lines) = (columns.to_string(), lines.to_string());
         let started = tmux
@@ -238,7 +248,7 @@ fn authors_bodies() -> Vec<(String, String)> {
 #[ignore = "slow: watch's checks in a copy of the workshop; .ci/run runs it"]
 fn watch_names_a_wrong_function_counts_a_right_one_hints_and_leaves_nothing_on_q_ctrl_c_or_hangup()
  {
-    let copy = WarmCopy::new();
+    let copy = WarmCopy::new("wrong-right-quit");
     let program = workshop_program();
     let target = copy.dir.join("target");
     let start = Command::new(&program)
@@ -382,7 +392,7 @@ const WRONG_CMP: &str = "{\n        (self.deadline, self.sequence).cmp(&(other.d
 #[ignore = "slow: watch's checks in a copy of the workshop; .ci/run runs it"]
 fn at_80_by_24_the_headline_and_the_status_stay_on_screen_and_a_resize_cuts_no_line()
 {
-    let copy = WarmCopy::new();
+    let copy = WarmCopy::new("80-by-24");
     let program = workshop_program();
     let target = copy.dir.join("target");
     let start = Command::new(&program)
