@@ -464,5 +464,11 @@ fn at_80_by_24_the_headline_and_the_status_stay_on_screen_and_a_resize_cuts_no_l
         );
         std::thread::sleep(Duration::from_millis(100));
     }
+    // The hint opens at its top, under the head, from the second page.
+    tmux.keys("h");
+    tmux.wait_for(
+        &[headline, "after your save", "Hint for `Timer::cmp` ("],
+        Duration::from_secs(5),
+    );
     tmux.keys("q");
 }
