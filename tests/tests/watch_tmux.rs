@@ -30,9 +30,12 @@ struct WarmCopy {
 }
 
 impl WarmCopy {
-    fn new() -> WarmCopy {
+    /// A copy of its own for the test `name`: tests run at once, and a
+    /// copy shares its build's files with this workshop's by hard links,
+    /// which two copies made in one folder at once would overwrite.
+    fn new(name: &str) -> WarmCopy {
         let dir = std::env::temp_dir()
-            .join(format!("workshop-watch-tmux-{}", std::process::id()));
+            .join(format!("workshop-watch-tmux-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         warm_copy::sync_tree(&workspace_root(), &dir).expect("the sources copy");
         let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -98,19 +101,41 @@ impl Drop for WarmCopy {
     }
 }
 
-/// A tmux server of the test's own, killed when dropped, whatever happens.
+/// A tmux server of the test's own (named by its folder, of the test's
+/// own), killed when dropped, whatever happens.
 struct Tmux {
     socket: String,
 }
 
 impl Tmux {
     fn start(dir: &Path, command: &str) -> Tmux {
+        Tmux::sized(dir, command, (200, 80))
+    }
+
+    /// Starts `command` in a terminal of `columns` by `lines`.
+    fn sized(dir: &Path, command: &str, (columns, lines): (u16, u16)) -> Tmux {
         let tmux = Tmux {
-            socket: format!("workshop-watch-{}", std::process::id()),
+            socket: dir
+                .file_name()
+                .map_or_else(
+                    || "workshop-watch".into(),
+                    |name| name.to_string_lossy(),
+                )
+                .into_owned(),
         };
+        let (columns, lines) = (columns.to_string(), lines.to_string());
         let started = tmux
             .command()
-            .args(["new-session", "-d", "-s", "watch", "-x", "200", "-y", "80"])
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                "watch",
+                "-x",
+                &columns,
+                "-y",
+                &lines,
+            ])
             .arg("-c")
             .arg(dir)
             .arg(command)
@@ -133,6 +158,30 @@ impl Tmux {
             .output()
             .expect("tmux capture-pane");
         String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// The screen with the lines the terminal wrapped joined again: a line
+    /// longer than the pane is one the terminal cut.
+    fn lines_as_drawn(&self) -> Vec<String> {
+        let output = self
+            .command()
+            .args(["capture-pane", "-p", "-J", "-t", "watch"])
+            .output()
+            .expect("tmux capture-pane");
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .map(|line| line.trim_end().to_owned())
+            .collect()
+    }
+
+    fn resize(&self, columns: u16, lines: u16) {
+        let resized = self
+            .command()
+            .args(["resize-window", "-t", "watch", "-x", &columns.to_string()])
+            .args(["-y", &lines.to_string()])
+            .status()
+            .expect("tmux resize-window");
+        assert!(resized.success(), "tmux could not resize the window");
     }
 
     fn keys(&self, keys: &str) {
@@ -199,7 +248,7 @@ fn authors_bodies() -> Vec<(String, String)> {
 #[ignore = "slow: watch's checks in a copy of the workshop; .ci/run runs it"]
 fn watch_names_a_wrong_function_counts_a_right_one_hints_and_leaves_nothing_on_q_ctrl_c_or_hangup()
  {
-    let copy = WarmCopy::new();
+    let copy = WarmCopy::new("wrong-right-quit");
     let program = workshop_program();
     let target = copy.dir.join("target");
     let start = Command::new(&program)
@@ -233,7 +282,7 @@ fn watch_names_a_wrong_function_counts_a_right_one_hints_and_leaves_nothing_on_q
         &[
             "cargo workshop watch 3",
             &format!("Next: write `{WRONG}`"),
-            &format!("{} of {total} functions done", total - 1),
+            &format!("{} of {total} functions written", total - 1),
         ],
         Duration::from_secs(300),
     );
@@ -244,7 +293,7 @@ fn watch_names_a_wrong_function_counts_a_right_one_hints_and_leaves_nothing_on_q
     let wrong = tmux.wait_for(
         &[
             &format!("Your `{WRONG}` ("),
-            &format!("{} of {total} functions done", total - 1),
+            &format!("{total} of {total} functions written, 1 not right yet"),
             "after your save",
         ],
         Duration::from_secs(120),
@@ -267,7 +316,7 @@ fn watch_names_a_wrong_function_counts_a_right_one_hints_and_leaves_nothing_on_q
     let passes = tmux.wait_for(
         &[
             "Step 3 passes",
-            &format!("{total} of {total} functions done"),
+            &format!("{total} of {total} functions written"),
             "Next: `cargo workshop start 4` then `cargo workshop watch`",
         ],
         Duration::from_secs(120),
@@ -334,4 +383,92 @@ fn ends_and_leaves_nothing(
     }
     assert!(left.is_empty(), "left running after {how}: {left:#?}");
     eprintln!("{how} -> nothing left: {:?}", began.elapsed());
+}
+
+/// A wrong `Timer::cmp`: the latest deadline first.
+const WRONG_CMP: &str = "{\n        (self.deadline, self.sequence).cmp(&(other.deadline, other.sequence))\n    }";
+
+#[test]
+#[ignore = "slow: watch's checks in a copy of the workshop; .ci/run runs it"]
+fn at_80_by_24_the_headline_and_the_status_stay_on_screen_and_a_resize_cuts_no_line()
+{
+    let copy = WarmCopy::new("80-by-24");
+    let program = workshop_program();
+    let target = copy.dir.join("target");
+    let start = Command::new(&program)
+        .args(["start", "3"])
+        .current_dir(&copy.dir)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .expect("start runs");
+    assert!(start.status.success(), "{start:?}");
+    // Every function written, `Timer::cmp` wrong.
+    let bodies = authors_bodies();
+    let mut written: Vec<(&str, &str)> = bodies
+        .iter()
+        .map(|(function, body)| (function.as_str(), body.as_str()))
+        .collect();
+    for (function, body) in &mut written {
+        if *function == "Timer::cmp" {
+            *body = WRONG_CMP;
+        }
+    }
+    copy.write(&written);
+    let tmux = Tmux::sized(
+        &copy.dir,
+        &format!(
+            "env CARGO_TARGET_DIR='{}' '{}' watch 3",
+            target.display(),
+            program.display()
+        ),
+        (120, 24),
+    );
+    let headline = "Your `Timer::cmp` (";
+    let first = tmux.wait_for(&[headline], Duration::from_secs(300));
+    eprintln!("first verdict: {first:?}");
+    // A save of the same wrong code: the verdict comes after it.
+    copy.write(&[("Timer::cmp", WRONG_CMP)]);
+    tmux.wait_for(&["Checking ("], Duration::from_secs(10));
+    let after_save =
+        tmux.wait_for(&[headline, "after your save"], Duration::from_secs(120));
+    eprintln!("save -> the verdict, at 120 by 24: {after_save:?}");
+
+    tmux.resize(80, 24);
+    let began = Instant::now();
+    loop {
+        let lines = tmux.lines_as_drawn();
+        let screen = lines.join("\n");
+        let whole = lines.iter().all(|line| line.chars().count() <= 80);
+        if whole && screen.contains(headline) && screen.contains("after your save") {
+            break;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(10),
+            "10 s after the resize to 80 by 24, a line is cut or the head is \
+             gone:\n{screen}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    eprintln!("resize -> redrawn whole: {:?}", began.elapsed());
+
+    // The rest a page at a time under the head, which stays.
+    tmux.wait_for(&["-- lines 1-"], Duration::from_secs(5));
+    tmux.keys("Space");
+    let paged = tmux.screen();
+    tmux.wait_for(&[headline, "after your save"], Duration::from_secs(5));
+    let began = Instant::now();
+    while tmux.screen().contains("-- lines 1-") {
+        assert!(
+            began.elapsed() < Duration::from_secs(5),
+            "Space shows no next page:\n{paged}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The hint opens at its top, under the head, from the second page.
+    tmux.keys("h");
+    tmux.wait_for(
+        &[headline, "after your save", "Hint for `Timer::cmp` ("],
+        Duration::from_secs(5),
+    );
+    tmux.keys("q");
 }

@@ -61,8 +61,9 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     runner::adopt_orphans();
     runner::end_what_killed_checks_left(&step.root);
     runner::record_tests_in(&step.root);
+    let before = times::files_before_check(&step);
     let checked = check(&step, None, &Progress::new(false))?;
-    times::checked(&step, checked.passed, checked.next.as_deref());
+    times::checked(&step, &before, checked.passed, checked.next.as_deref());
     if let Some(file) = std::env::var_os(NEXT_FILE_VAR) {
         // For `watch`, which runs this check: the function the verdict
         // names, for its hint. Lost, it costs only the hint's choice.

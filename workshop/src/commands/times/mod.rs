@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::commands::Words;
+use crate::commands::status::fingerprint;
 use crate::step::{Stage, Step};
 use std::process::ExitCode;
 
@@ -114,10 +115,33 @@ pub fn reset(root: &Path, step: u32) -> Option<String> {
     ))
 }
 
+/// The step's files as a check is about to read them: `checked` compares
+/// them with the files after the verdict, so that a verdict counts only for
+/// the files it checked.
+pub fn files_before_check(step: &Step) -> String {
+    fingerprint(step)
+}
+
 /// `check N` gave its verdict (whether the step `passed`, and the function
-/// it names `next`): notes each function that passes for the first time,
-/// and the step's first pass whole.
-pub fn checked(step: &Step, passed: bool, next: Option<&str>) {
+/// it names `next`) on the files `before` (`files_before_check`): notes
+/// each function that passes for the first time, and the step's first pass
+/// whole. A verdict is about the files it checked: a save during the check
+/// (its last second included) makes it no one's, so nothing is noted and
+/// the step is not "done"; watch checks again after that save. "done"
+/// holds only while the last check of exactly these files passed: a failure
+/// removes it.
+pub fn checked(step: &Step, before: &str, passed: bool, next: Option<&str>) {
+    let passed_file = step.state().join("passed");
+    let unchanged = fingerprint(step) == before;
+    if passed && unchanged && step.is_started() {
+        let _ = fs::create_dir_all(step.state());
+        let _ = fs::write(&passed_file, before);
+    } else {
+        let _ = fs::remove_file(&passed_file);
+    }
+    if !unchanged {
+        return; // saved during the check: its verdict is about older files
+    }
     let Ok(stages) = step.stages() else {
         return; // damaged markers: the verdict says what to mend
     };

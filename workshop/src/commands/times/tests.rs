@@ -166,3 +166,83 @@ fn the_median_of_an_even_count_rounds_up() {
     assert_eq!(median(&[10, 20, 30]), 20);
     assert_eq!(median(&[10, 21]), 16);
 }
+
+/// A workshop of one step, step 1, copied from this one with its stored
+/// authors' version, started, in a folder of its own.
+struct Scratch {
+    root: PathBuf,
+}
+
+impl Scratch {
+    fn started(name: &str) -> (Scratch, Step) {
+        let from = crate::workspace_root();
+        let root = std::env::temp_dir()
+            .join(format!("workshop-times-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let folder = "step01-while-loop";
+        let stored = crate::authors::read_stored(&from, folder).expect("step 1");
+        for (file, text) in &stored {
+            crate::commands::write(&root.join(folder).join(file), text).unwrap();
+        }
+        crate::commands::write(
+            &crate::authors::stored_copy(&root, folder),
+            &crate::authors::encode(folder, &stored),
+        )
+        .unwrap();
+        fs::copy(from.join("Cargo.toml"), root.join("Cargo.toml")).unwrap();
+        let step = Step::find(&root, "1").expect("step 1");
+        crate::commands::start::start(&step, false).expect("step 1 starts");
+        (Scratch { root }, step)
+    }
+}
+
+/// A participant's save: a comment added to the demo.
+fn save(step: &Step) {
+    let path = step.dir().join("src/main.rs");
+    let text = fs::read_to_string(&path).unwrap();
+    fs::write(&path, format!("// saved during the check\n{text}")).unwrap();
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.root);
+    }
+}
+
+fn noted_done(step: &Step) -> bool {
+    read(&step.root)
+        .iter()
+        .any(|note| note.step == step.number && note.event == Event::Done)
+}
+
+#[test]
+fn a_save_in_the_last_second_of_a_passing_check_is_not_done() {
+    use crate::commands::status::{fingerprint, passes_as_is};
+    let (_scratch, step) = Scratch::started("late-save");
+    let before = files_before_check(&step);
+    save(&step);
+    // What the check's pass writes at its end, after the save.
+    fs::create_dir_all(step.state()).unwrap();
+    fs::write(step.state().join("passed"), fingerprint(&step)).unwrap();
+    checked(&step, &before, true, None);
+    assert!(!passes_as_is(&step), "the saved files were never checked");
+    assert!(!noted_done(&step), "the times record only true verdicts");
+    // The check watch starts after that save passes: done, and noted.
+    let again = files_before_check(&step);
+    checked(&step, &again, true, None);
+    assert!(passes_as_is(&step));
+    assert!(noted_done(&step));
+}
+
+#[test]
+fn a_failing_check_of_the_same_files_removes_done() {
+    use crate::commands::status::passes_as_is;
+    let (_scratch, step) = Scratch::started("fails-after");
+    let before = files_before_check(&step);
+    checked(&step, &before, true, None);
+    assert!(passes_as_is(&step));
+    // A failure on the same bytes (a test that depends on timing, say):
+    // the last check of these files did not pass.
+    checked(&step, &before, false, Some("EventLoop::run"));
+    assert!(!passes_as_is(&step), "a failing check removes done");
+}

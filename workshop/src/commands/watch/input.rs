@@ -116,31 +116,94 @@ pub fn watch_saves(
     Ok(watcher)
 }
 
-/// Reads the keys pressed, one `Event::Key` each (whitespace and Enter
-/// aside), on a thread of its own; `Event::NoMoreKeys` at the end of the
-/// input. Ctrl-C and Ctrl-D, which raw mode hands over as bytes, are `q`.
+/// The key that shows the next page of what is under the head: Space,
+/// and Page Down as `key` reads it.
+pub const PAGE_DOWN: char = ' ';
+/// The key that shows the page before: b, and Page Up.
+pub const PAGE_UP: char = 'b';
+
+/// What the bytes of one key press are, as `read_keys` sends it: `None`
+/// for one that is no key of watch's (a tab, an arrow). `more` reads the
+/// bytes after an escape, which a terminal sends at once with it.
+fn key(byte: u8, more: &mut impl FnMut() -> Option<u8>) -> Option<char> {
+    match byte {
+        3 | 4 => Some('q'), // Ctrl-C, Ctrl-D
+        b' ' => Some(PAGE_DOWN),
+        b'\r' | b'\n' => Some('\n'),
+        0x1b => escape(more),
+        b if b.is_ascii_whitespace() => None,
+        b => Some(char::from(b)),
+    }
+}
+
+/// The key of an escape sequence: Page Down (`ESC [ 6 ~`) and Page Up
+/// (`ESC [ 5 ~`); a lone escape or another sequence is none of watch's.
+fn escape(more: &mut impl FnMut() -> Option<u8>) -> Option<char> {
+    if more()? != b'[' {
+        return None;
+    }
+    let mut sequence = Vec::new();
+    // A sequence ends with its first byte from `@` to `~`.
+    while let Some(byte) = more() {
+        sequence.push(byte);
+        if (0x40..=0x7e).contains(&byte) || sequence.len() > 8 {
+            break;
+        }
+    }
+    match sequence.as_slice() {
+        b"6~" => Some(PAGE_DOWN),
+        b"5~" => Some(PAGE_UP),
+        _ => None,
+    }
+}
+
+/// Reads the keys pressed, one `Event::Key` each, on a thread of its own;
+/// `Event::NoMoreKeys` at the end of the input. Ctrl-C and Ctrl-D, which
+/// raw mode hands over as bytes, are `q`; Space and Page Down are
+/// `PAGE_DOWN`, Page Up `PAGE_UP`, Enter `'\n'`.
 pub fn read_keys(events: Sender<Event>) {
     std::thread::spawn(move || {
         let mut stdin = io::stdin().lock();
-        let mut byte = [0_u8; 1];
-        loop {
+        let mut read_one = move || {
+            let mut byte = [0_u8; 1];
             match stdin.read(&mut byte) {
-                Ok(0) | Err(_) => {
-                    let _ = events.send(Event::NoMoreKeys);
-                    return;
-                }
-                Ok(_) => {}
+                Ok(1) => Some(byte[0]),
+                _ => None,
             }
-            let key = match byte[0] {
-                3 | 4 => 'q',
-                b if b.is_ascii_whitespace() => continue,
-                b => char::from(b),
+        };
+        while let Some(byte) = read_one() {
+            let Some(key) = key(byte, &mut read_one) else {
+                continue;
             };
             if events.send(Event::Key(key, Instant::now())).is_err() {
                 return;
             }
         }
+        let _ = events.send(Event::NoMoreKeys);
     });
+}
+
+/// From now on, a change of the terminal's size (SIGWINCH) is an
+/// `Event::Resized`, so that the screen is drawn again at once for the new
+/// size, before the terminal's own reflow of the old one cuts its words.
+pub fn on_resize(events: Sender<Event>) {
+    #[cfg(unix)]
+    {
+        let Ok(mut signals) =
+            signal_hook::iterator::Signals::new([signal_hook::consts::SIGWINCH])
+        else {
+            return; // the screen is then drawn for the new size at the next news
+        };
+        std::thread::spawn(move || {
+            for _ in signals.forever() {
+                if events.send(Event::Resized).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    #[cfg(not(unix))]
+    let _ = events;
 }
 
 /// From now on, Ctrl-C, SIGTERM and SIGHUP (a closed terminal) are each an
@@ -281,5 +344,24 @@ mod tests {
             dir,
             Path::new("/w/step04-select-echo/src/lib.rs")
         ));
+    }
+
+    fn key_of(bytes: &[u8]) -> Option<char> {
+        let mut rest = bytes[1..].iter().copied();
+        key(bytes[0], &mut || rest.next())
+    }
+
+    #[test]
+    fn space_enter_and_the_page_keys_are_keys() {
+        assert_eq!(key_of(b" "), Some(PAGE_DOWN));
+        assert_eq!(key_of(b"\r"), Some('\n'));
+        assert_eq!(key_of(b"\n"), Some('\n'));
+        assert_eq!(key_of(b"\x1b[6~"), Some(PAGE_DOWN));
+        assert_eq!(key_of(b"\x1b[5~"), Some(PAGE_UP));
+        assert_eq!(key_of(b"\x1b[A"), None, "an arrow is none of watch's");
+        assert_eq!(key_of(b"\x1b"), None, "a lone escape");
+        assert_eq!(key_of(b"\t"), None);
+        assert_eq!(key_of(b"h"), Some('h'));
+        assert_eq!(key_of(&[3]), Some('q'));
     }
 }

@@ -29,19 +29,23 @@ use child::{Demo, Ended, RunningCheck};
 use input::{Debounce, RawMode};
 
 mod child;
+mod draw;
 mod input;
+mod layout;
 mod screen;
 
 pub const HELP: &str = "usage: cargo workshop watch [N]\n\n\
              Checks step N, then again each time you save a file of its folder (a \
              save\nwhile a check runs starts it over), on one screen: how many \
-             functions are done\n(written, and not the one the verdict blames), \
-             and the verdict as `check`\ngives it. Keys: h the hint for the \
-             function at hand (what it must do, the\nchapter's section to read), \
-             l the list of functions, r run the step's demo,\nq quit (Ctrl-C \
-             too). On Windows, press Enter after the key.\n\n\
-             Without N, the step in progress: started, not yet passing. Piped, it \
-             prints\neach verdict once, without redrawing.";
+             functions are\nwritten (and whether the verdict blames one), and \
+             the verdict as `check` gives\nit, its headline always on screen \
+             and the rest a page at a time. Keys: h the\nhint for the function \
+             at hand (what it must do, the chapter's section to read),\nl the \
+             list of functions, r run the step's demo, Space the next page, b \
+             the\npage before, q quit (Ctrl-C too). On Windows, press Enter \
+             after the key.\n\n\
+             Without N, the step in progress: started, not yet passing. Piped, or \
+             with\nTERM=dumb, it prints each verdict once, without redrawing.";
 
 /// What `watch` waits for, from its threads (`input`, `child`).
 #[derive(Debug)]
@@ -58,6 +62,8 @@ pub enum Event {
     CheckOut(u64, String),
     /// The check's whole stderr, at its end.
     CheckErr(u64, String),
+    /// The terminal changed its size: the screen is drawn again for it.
+    Resized,
 }
 
 pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
@@ -78,12 +84,16 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let _watcher = input::watch_saves(&step.dir(), sender.clone())?;
     let demo_runs = Arc::new(AtomicBool::new(false));
     input::on_signals(sender.clone(), Arc::clone(&demo_runs));
+    input::on_resize(sender.clone());
     let raw = RawMode::on();
     input::read_keys(sender.clone());
     let last = step_folders(&root).last().map_or(step.number, |(k, _)| *k);
     let next_file = step.state().join("watch-next");
     let mut watch = Watch {
-        fancy: cfg!(unix) && std::io::stdout().is_terminal(),
+        fancy: draw::draws_a_screen(
+            cfg!(unix) && std::io::stdout().is_terminal(),
+            std::env::var_os("TERM").as_deref(),
+        ),
         raw: raw.is_on(),
         step,
         last,
@@ -95,6 +105,7 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
         verdict: None,
         said: String::new(),
         overlay: Overlay::None,
+        scroll: 0,
         debounce: Debounce::default(),
         saved_at: None,
         demo: None,
@@ -108,20 +119,6 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
         println!(); // below the last screen
     }
     code
-}
-
-/// How many columns the terminal has, if stdout is one that says.
-#[cfg(unix)]
-fn terminal_width() -> Option<usize> {
-    let size = rustix::termios::tcgetwinsize(std::io::stdout()).ok()?;
-    (size.ws_col > 0).then_some(usize::from(size.ws_col))
-}
-
-/// Windows draws no screen (`Watch::fancy`): plain lines, the console's own
-/// wrapping.
-#[cfg(not(unix))]
-fn terminal_width() -> Option<usize> {
-    None
 }
 
 /// The step to watch when none is named: the one started and not yet
@@ -203,6 +200,8 @@ struct Watch {
     /// The running check's last progress line.
     said: String,
     overlay: Overlay,
+    /// The first line shown of what pages under the head.
+    scroll: usize,
     debounce: Debounce,
     /// The first save not yet answered by a verdict.
     saved_at: Option<Instant>,
@@ -280,6 +279,7 @@ impl Watch {
             }
             Event::CheckOut(id, text) => self.check_output(id, |r| r.out(text)),
             Event::CheckErr(id, text) => self.check_output(id, |r| r.err(text)),
+            Event::Resized => Next::Redraw,
         }
     }
 
@@ -296,6 +296,10 @@ impl Watch {
         }
         match key.to_ascii_lowercase() {
             'q' => Next::Quit(ExitCode::SUCCESS),
+            input::PAGE_DOWN => self.turn_page(true),
+            input::PAGE_UP => self.turn_page(false),
+            // Keys typed with Enter: the Enter is no key of its own.
+            '\n' => Next::Nothing,
             'h' => self.show(Overlay::Hint),
             'l' => self.show(Overlay::List),
             'r' => {
@@ -323,6 +327,7 @@ impl Watch {
     }
 
     fn show(&mut self, overlay: Overlay) -> Next {
+        self.scroll = 0; // a panel opens at its top
         self.overlay = if self.overlay == overlay {
             Overlay::None // the same key again hides it
         } else {
@@ -351,6 +356,7 @@ impl Watch {
         };
         self.running = None;
         self.verdict = Some(self.verdict_of(&ended));
+        self.scroll = 0;
         self.saved_at = None;
         self.said.clear();
         if !self.fancy {
@@ -396,105 +402,6 @@ impl Watch {
             say(&format!("checking step {}…", self.step.number));
         }
         Ok(())
-    }
-
-    /// The progress line, or why the track cannot be read.
-    fn progress(&self) -> String {
-        match self.step.stages() {
-            Ok(stages) => screen::progress(
-                &stages,
-                self.verdict.as_ref().and_then(|v| v.next.as_deref()),
-            ),
-            Err(err) => err.lines().next().unwrap_or_default().to_owned(),
-        }
-    }
-
-    fn overlay_text(&self) -> String {
-        let Ok(stages) = self.step.stages() else {
-            return String::new(); // the verdict says what to mend
-        };
-        let named = self.verdict.as_ref().and_then(|v| v.next.as_deref());
-        let hand = screen::at_hand(&stages, named);
-        match self.overlay {
-            Overlay::None => String::new(),
-            Overlay::Hint => screen::hint(&self.step, hand),
-            Overlay::List => screen::list(&stages, hand),
-        }
-    }
-
-    fn status(&self) -> String {
-        if let Some(running) = &self.running {
-            return format!(
-                "Checking ({} s): {}",
-                running.began.elapsed().as_secs(),
-                self.said.trim()
-            );
-        }
-        if !self.said.is_empty() {
-            return self.said.clone(); // a save ended the check: waiting
-        }
-        match &self.verdict {
-            Some(verdict) => match verdict.since_save {
-                Some(since) => format!(
-                    "Checked {:.1} s after your save (the check: {:.1} s). \
-                     Save again to check again.",
-                    since.as_secs_f64(),
-                    verdict.took.as_secs_f64()
-                ),
-                None => format!(
-                    "Checked in {:.1} s. Save a file of the step to check again.",
-                    verdict.took.as_secs_f64()
-                ),
-            },
-            None => String::new(),
-        }
-    }
-
-    fn draw(&self) {
-        if !self.fancy || self.demo.is_some() || self.demo_ended.is_some() {
-            return;
-        }
-        let mut screen = format!(
-            "cargo workshop watch {n}: {folder}, checked again on each save\n\
-             Progress: {progress}\n{keys}\n\n",
-            n = self.step.number,
-            folder = self.step.folder,
-            progress = self.progress(),
-            keys = screen::keys(self.raw),
-        );
-        let overlay = self.overlay_text();
-        if !overlay.is_empty() {
-            screen.push_str(&overlay);
-            screen.push_str("\n\n");
-        }
-        screen.push_str(&self.status());
-        if let Some(verdict) = &self.verdict {
-            screen.push_str("\n\n");
-            // Under a check that runs, the verdict shown is the old one: a
-            // glance must not take a pass from before the save for news.
-            if self.running.is_some() || !self.said.is_empty() {
-                screen.push_str("The last verdict, from before your save:\n\n");
-            }
-            screen.push_str(&verdict.text);
-        }
-        let screen = screen::wrapped(&screen, terminal_width().unwrap_or(80));
-        // Raw mode leaves output processing on: "\n" still starts a line.
-        let mut out = std::io::stdout().lock();
-        let _ = write!(out, "\x1b[2J\x1b[H{screen}");
-        let _ = out.flush();
-    }
-
-    fn plain_verdict(&self) -> String {
-        let Some(verdict) = &self.verdict else {
-            return String::new();
-        };
-        format!(
-            "--- step {}: {} ({})\n{}\n",
-            self.step.number,
-            self.progress(),
-            self.status(),
-            verdict.text
-        )
     }
 }
 

@@ -9,28 +9,39 @@ use crate::track::Marked;
 /// How wide the progress bar is, in characters.
 const BAR: usize = 20;
 
-/// `2 of 4 functions done  [##########----------]`
-pub fn progress_line(done: usize, total: usize) -> String {
-    let filled = (BAR * done).checked_div(total).unwrap_or(0).min(BAR);
+/// `3 of 4 functions written, 1 not right yet  [##########----------]`:
+/// "written" as `check` says it (over "does not compile yet", "done"
+/// would claim too much); the bar fills with the written ones not blamed.
+pub fn progress_line(written: usize, total: usize, not_right: usize) -> String {
+    let right = written.saturating_sub(not_right);
+    let filled = (BAR * right).checked_div(total).unwrap_or(0).min(BAR);
+    let not_right = if not_right == 0 {
+        String::new()
+    } else {
+        format!(", {not_right} not right yet")
+    };
     format!(
-        "{done} of {total} functions done  [{}{}]",
+        "{written} of {total} functions written{not_right}  [{}{}]",
         "#".repeat(filled),
         "-".repeat(BAR - filled)
     )
 }
 
-/// The progress of a track: how many of its functions are done, of how
-/// many. Done: written (not blank, no `todo!()` left), and not the one the
-/// last verdict `blamed`, so that a wrong function made right moves the
+/// The progress of a track: how many of its functions are written (not
+/// blank, no `todo!()` left), of how many, and whether the last verdict
+/// `blamed` one of them, so that a wrong function made right moves the
 /// bar.
 pub fn progress(stages: &[(Marked, Stage)], blamed: Option<&str>) -> String {
-    let done = stages
+    let written: Vec<&Marked> = stages
         .iter()
-        .filter(|(m, stage)| {
-            !stage.is_unfinished() && Some(m.function.as_str()) != blamed
-        })
+        .filter(|(_, stage)| !stage.is_unfinished())
+        .map(|(m, _)| m)
+        .collect();
+    let not_right = written
+        .iter()
+        .filter(|m| Some(m.function.as_str()) == blamed)
         .count();
-    progress_line(done, stages.len())
+    progress_line(written.len(), stages.len(), not_right)
 }
 
 /// The function at hand: the one the last verdict named, else the first
@@ -120,7 +131,7 @@ pub fn passing(n: u32, last: u32) -> String {
 
 /// The keys, as the help line says them.
 pub fn keys(raw: bool) -> String {
-    let keys = "h hint, l list of functions, r run the demo, q quit";
+    let keys = "h hint, l list of functions, r run the demo, Space/b page, q quit";
     if raw {
         format!("Keys: {keys}.")
     } else {
@@ -215,20 +226,24 @@ mod tests {
     #[test]
     fn the_bar_fills_with_the_functions_written() {
         assert_eq!(
-            progress_line(0, 4),
-            "0 of 4 functions done  [--------------------]"
+            progress_line(0, 4, 0),
+            "0 of 4 functions written  [--------------------]"
         );
         assert_eq!(
-            progress_line(1, 4),
-            "1 of 4 functions done  [#####---------------]"
+            progress_line(1, 4, 0),
+            "1 of 4 functions written  [#####---------------]"
         );
         assert_eq!(
-            progress_line(4, 4),
-            "4 of 4 functions done  [####################]"
+            progress_line(4, 4, 0),
+            "4 of 4 functions written  [####################]"
         );
         assert_eq!(
-            progress_line(0, 0),
-            "0 of 0 functions done  [--------------------]"
+            progress_line(0, 0, 0),
+            "0 of 0 functions written  [--------------------]"
+        );
+        assert_eq!(
+            progress_line(4, 4, 1),
+            "4 of 4 functions written, 1 not right yet  [###############-----]"
         );
     }
 
@@ -261,9 +276,12 @@ mod tests {
         let total = stages.len();
         assert!(progress(&stages, None).starts_with(&format!("1 of {total} ")));
         let first = stages[0].0.function.clone();
+        let blamed = progress(&stages, Some(&first));
         assert!(
-            progress(&stages, Some(&first)).starts_with(&format!("0 of {total} ")),
-            "the function the verdict blames is not done"
+            blamed.starts_with(&format!(
+                "1 of {total} functions written, 1 not right yet  [-"
+            )),
+            "the function the verdict blames is written, and not right: {blamed}"
         );
     }
 
