@@ -472,3 +472,98 @@ fn at_80_by_24_the_headline_and_the_status_stay_on_screen_and_a_resize_cuts_no_l
     );
     tmux.keys("q");
 }
+
+/// The room's editor beside `watch`: after every save, rust-analyzer runs
+/// `cargo check --workspace --all-targets` on the same build folder, and
+/// once a second terminal runs the README's `cargo test --workspace
+/// --no-run`. Ten saves, wrong and right in turn: each verdict is the
+/// true one, and comes within 15 s of the other Cargo finishing.
+#[test]
+#[ignore = "slow: watch's checks beside another cargo; .ci/run runs it"]
+fn beside_another_cargo_every_verdict_is_true_and_prompt() {
+    const SAVES: usize = 10;
+    const AFTER_THE_OTHER: Duration = Duration::from_secs(15);
+    let copy = WarmCopy::new("beside-cargo");
+    let program = workshop_program();
+    let target = copy.dir.join("target");
+    let start = Command::new(&program)
+        .args(["start", "3"])
+        .current_dir(&copy.dir)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .expect("start runs");
+    assert!(start.status.success(), "{start:?}");
+    let bodies = authors_bodies();
+    let all: Vec<(&str, &str)> = bodies
+        .iter()
+        .map(|(function, body)| (function.as_str(), body.as_str()))
+        .collect();
+    copy.write(&all);
+    let right_cmp = all
+        .iter()
+        .find(|(function, _)| *function == "Timer::cmp")
+        .expect("step 3 has Timer::cmp")
+        .1;
+    let tmux = Tmux::start(
+        &copy.dir,
+        &format!(
+            "env CARGO_TARGET_DIR='{}' '{}' watch 3",
+            target.display(),
+            program.display()
+        ),
+    );
+    tmux.wait_for(&["Step 3 passes"], Duration::from_secs(300));
+    let mut waits = Vec::new();
+    for save in 0..SAVES {
+        let wrong = save % 2 == 0;
+        copy.write(&[("Timer::cmp", if wrong { WRONG_CMP } else { right_cmp })]);
+        let other: &[&str] = if save == 4 {
+            &["test", "--workspace", "--no-run", "--quiet"]
+        } else {
+            &[
+                "check",
+                "--workspace",
+                "--all-targets",
+                "--message-format=json",
+            ]
+        };
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let other_ran = Command::new(cargo)
+            .args(other)
+            .current_dir(&copy.dir)
+            .env("CARGO_TARGET_DIR", &target)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("the other cargo runs");
+        assert!(other_ran.success(), "cargo {other:?} failed in the copy");
+        let verdict: &[&str] = if wrong {
+            &["Your `Timer::cmp` (", "after your save"]
+        } else {
+            &["Step 3 passes", "after your save"]
+        };
+        let waited = tmux.wait_for(verdict, AFTER_THE_OTHER);
+        eprintln!(
+            "save {}: {} verdict {waited:?} after `cargo {}` ended",
+            save + 1,
+            if wrong { "wrong" } else { "right" },
+            other[0]
+        );
+        waits.push(waited);
+        // The verdict's words must be the true one's, not the other's too.
+        let screen = tmux.screen();
+        let other_verdict = if wrong {
+            "Step 3 passes"
+        } else {
+            "Your `Timer::cmp` ("
+        };
+        assert!(
+            !screen.contains(other_verdict),
+            "both verdicts on screen:\n{screen}"
+        );
+    }
+    eprintln!(
+        "the slowest verdict after the other cargo: {:?}",
+        waits.iter().max()
+    );
+}
