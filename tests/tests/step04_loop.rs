@@ -561,6 +561,64 @@ fn a_writable_socket_wakes_only_the_write_waiter() {
     );
 }
 
+/// Leaves a callback waiting on each side of `socket` (read, then write);
+/// once both have run, the socket leaves the loop and `done` is set.
+/// Returns what has run: (the read callback, the write callback).
+fn wait_on_both_sides(
+    lp: &EventLoop,
+    socket: &Rc<Watched>,
+    done: &Rc<Cell<bool>>,
+) -> Rc<Cell<(bool, bool)>> {
+    let woken = Rc::new(Cell::new((false, false)));
+    for reading in [true, false] {
+        let (seen, owner, finished) = (woken.clone(), socket.clone(), done.clone());
+        let callback = move |lp: &EventLoop| {
+            let (read, write) = seen.get();
+            let now = if reading { (true, write) } else { (read, true) };
+            seen.set(now);
+            if now == (true, true) {
+                owner.forget(lp);
+                finished.set(true);
+            }
+        };
+        if reading {
+            lp.read_wait(socket.token, callback);
+        } else {
+            lp.write_wait(socket.token, callback);
+        }
+    }
+    woken
+}
+
+#[test]
+fn one_event_that_makes_a_socket_readable_and_writable_wakes_both_waiters() {
+    let (read_woken, write_woken) = within(HANG_LIMIT, || {
+        let lp = EventLoop::new().expect("a poller");
+        let (ours, mut peer) = connected_pair();
+        // A byte is in and the send buffer is empty before the loop's first
+        // `poll`, which therefore reports both in one event.
+        peer.write_all(b"x").expect("the peer writes");
+        let socket = Rc::new(watch(&lp, ours));
+        wait_until_readable(&socket);
+        let done = Rc::new(Cell::new(false));
+        let woken = wait_on_both_sides(&lp, &socket, &done);
+        watchdog(&lp, RESCUE, done, move |lp| socket.forget(lp));
+        lp.run().expect("the loop runs");
+        drop(peer);
+        woken.get()
+    });
+    for (side, woken) in [("read", read_woken), ("write", write_woken)] {
+        assert!(
+            woken,
+            "one event made a socket readable and writable at once, and the \
+             callback waiting to {side} never ran: `take_ready` has taken both \
+             waiters out of the socket's slots, so wait_for_io must move every \
+             callback it gives to the ready queue (one left out is a wake-up \
+             lost for good)"
+        );
+    }
+}
+
 #[test]
 fn a_timer_fires_on_time_while_a_socket_waits_in_vain() {
     let fired_after = within(HANG_LIMIT, || {
