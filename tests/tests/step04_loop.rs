@@ -620,6 +620,39 @@ fn one_event_that_makes_a_socket_readable_and_writable_wakes_both_waiters() {
 }
 
 #[test]
+fn a_socket_callback_queues_behind_the_callbacks_already_ready() {
+    let order = within(HANG_LIMIT, || {
+        let lp = EventLoop::new().expect("a poller");
+        let (ours, mut peer) = connected_pair();
+        peer.write_all(b"x").expect("the peer writes");
+        let socket = Rc::new(watch(&lp, ours));
+        wait_until_readable(&socket);
+        let order = Rc::new(RefCell::new(Vec::new()));
+        let done = Rc::new(Cell::new(false));
+        let (log, reader, finished) = (order.clone(), socket.clone(), done.clone());
+        lp.read_wait(socket.token, move |lp| {
+            log.borrow_mut().push("the socket's read callback");
+            finished.set(true);
+            reader.forget(lp);
+        });
+        // Ready before the first turn's `poll`, which reports the socket.
+        let log = order.clone();
+        lp.call_soon(move |_| log.borrow_mut().push("a callback queued first"));
+        watchdog(&lp, RESCUE, done, move |lp| socket.forget(lp));
+        lp.run().expect("the loop runs");
+        drop(peer);
+        order.take()
+    });
+    assert_eq!(
+        order,
+        ["a callback queued first", "the socket's read callback"],
+        "callbacks run in the order they became ready: wait_for_io puts a \
+         socket's callback at the back of the ready queue (push_back), behind \
+         what call_soon queued before, as call_soon promises"
+    );
+}
+
+#[test]
 fn a_timer_fires_on_time_while_a_socket_waits_in_vain() {
     let fired_after = within(HANG_LIMIT, || {
         let lp = EventLoop::new().expect("a poller");
