@@ -690,6 +690,79 @@ fn a_timer_fires_on_time_while_a_socket_waits_in_vain() {
     );
 }
 
+/// Sets a timer of `each`, which sets the next, until `left` have fired;
+/// the last notes the time since `start` and takes the socket off the loop.
+fn timer_after_timer(
+    lp: &EventLoop,
+    each: Duration,
+    left: u32,
+    start: Instant,
+    socket: Rc<Watched>,
+    took: Rc<Cell<Option<Duration>>>,
+) {
+    lp.call_later(each, move |lp| {
+        if left > 1 {
+            timer_after_timer(lp, each, left - 1, start, socket, took);
+        } else {
+            took.set(Some(start.elapsed()));
+            socket.forget(lp);
+        }
+    });
+}
+
+#[test]
+fn timers_in_a_row_beside_a_waiting_socket_take_their_delays_and_no_more() {
+    const TIMERS: u32 = 10;
+    let each = ms(150);
+    let took = within(HANG_LIMIT, move || {
+        let lp = EventLoop::new().expect("a poller");
+        let (ours, mut peer) = connected_pair();
+        let socket = Rc::new(watch(&lp, ours));
+        lp.read_wait(socket.token, |_| {});
+        let took = Rc::new(Cell::new(None));
+        timer_after_timer(&lp, each, TIMERS, Instant::now(), socket, took.clone());
+        // As in the tests above: wakes a loop that blocks past a deadline.
+        thread::spawn(move || {
+            thread::sleep(RESCUE);
+            let _ = peer.write_all(b"wake up");
+        });
+        lp.run().expect("the loop runs");
+        took.get().expect("the last timer fired")
+    });
+    let due = each * TIMERS;
+    assert!(took >= due, "the timers fired {} early", human(due - took));
+    // Each wait may end a little late on a busy machine; a whole second for
+    // all ten is far more than that, and less than a wait of twice the time
+    // or rounded up to the next second.
+    assert!(
+        took < due + ms(1000),
+        "{TIMERS} timers of {}, each set by the one before, beside a socket \
+         waiting to read, took {} instead of about {}: wait_for_io must give \
+         `poll` the time until the next deadline as it is (not more, not \
+         rounded up to a whole second), so each timer fires when it is due",
+        human(each),
+        human(took),
+        human(due)
+    );
+}
+
+#[test]
+fn a_register_that_fails_leaves_no_socket_on_the_loop() {
+    let lp = EventLoop::new().expect("a poller");
+    let mut listener = net::listen(any_port()).expect("a port");
+    lp.register(&mut listener).expect("registered");
+    let again = lp.register(&mut listener);
+    assert!(again.is_err(), "the OS registers a socket once: {again:?}");
+    let shown = format!("{lp:?}");
+    assert!(
+        shown.contains("sockets: 1"),
+        "after a `register` that failed (the socket was registered already), \
+         the loop shows {shown}: `register` must hand the socket to the OS \
+         first and give the token its waiters only once that succeeded, or a \
+         socket that was never registered stays in the loop's map"
+    );
+}
+
 /// How many times this thread has blocked so far (slept, waited for I/O).
 #[cfg(target_os = "linux")]
 fn voluntary_switches() -> u64 {
