@@ -56,7 +56,7 @@ impl Future for Sleep {
     /// keeping a `Weak` to that; every later poll puts its own waker there,
     /// not only the first (a future may be polled by another task's waker).
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if Instant::now() > self.deadline {
+        if Instant::now() >= self.deadline {
             return Poll::Ready(());
         }
         if let Some(waker) = self.waker.as_ref().and_then(Weak::upgrade) {

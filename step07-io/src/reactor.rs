@@ -96,6 +96,7 @@ impl<S: Source> Socket<S> {
                 }
                 // ANCHOR_END: would_block
                 // A signal interrupted the call: it did nothing, try again.
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
                 outcome => return Poll::Ready(outcome),
             }
         }
