@@ -561,6 +561,97 @@ fn a_writable_socket_wakes_only_the_write_waiter() {
     );
 }
 
+/// Leaves a callback waiting on each side of `socket` (read, then write);
+/// once both have run, the socket leaves the loop and `done` is set.
+/// Returns what has run: (the read callback, the write callback).
+fn wait_on_both_sides(
+    lp: &EventLoop,
+    socket: &Rc<Watched>,
+    done: &Rc<Cell<bool>>,
+) -> Rc<Cell<(bool, bool)>> {
+    let woken = Rc::new(Cell::new((false, false)));
+    for reading in [true, false] {
+        let (seen, owner, finished) = (woken.clone(), socket.clone(), done.clone());
+        let callback = move |lp: &EventLoop| {
+            let (read, write) = seen.get();
+            let now = if reading { (true, write) } else { (read, true) };
+            seen.set(now);
+            if now == (true, true) {
+                owner.forget(lp);
+                finished.set(true);
+            }
+        };
+        if reading {
+            lp.read_wait(socket.token, callback);
+        } else {
+            lp.write_wait(socket.token, callback);
+        }
+    }
+    woken
+}
+
+#[test]
+fn one_event_that_makes_a_socket_readable_and_writable_wakes_both_waiters() {
+    let (read_woken, write_woken) = within(HANG_LIMIT, || {
+        let lp = EventLoop::new().expect("a poller");
+        let (ours, mut peer) = connected_pair();
+        // A byte is in and the send buffer is empty before the loop's first
+        // `poll`, which therefore reports both in one event.
+        peer.write_all(b"x").expect("the peer writes");
+        let socket = Rc::new(watch(&lp, ours));
+        wait_until_readable(&socket);
+        let done = Rc::new(Cell::new(false));
+        let woken = wait_on_both_sides(&lp, &socket, &done);
+        watchdog(&lp, RESCUE, done, move |lp| socket.forget(lp));
+        lp.run().expect("the loop runs");
+        drop(peer);
+        woken.get()
+    });
+    for (side, woken) in [("read", read_woken), ("write", write_woken)] {
+        assert!(
+            woken,
+            "one event made a socket readable and writable at once, and the \
+             callback waiting to {side} never ran: `take_ready` has taken both \
+             waiters out of the socket's slots, so wait_for_io must move every \
+             callback it gives to the ready queue (one left out is a wake-up \
+             lost for good)"
+        );
+    }
+}
+
+#[test]
+fn a_socket_callback_queues_behind_the_callbacks_already_ready() {
+    let order = within(HANG_LIMIT, || {
+        let lp = EventLoop::new().expect("a poller");
+        let (ours, mut peer) = connected_pair();
+        peer.write_all(b"x").expect("the peer writes");
+        let socket = Rc::new(watch(&lp, ours));
+        wait_until_readable(&socket);
+        let order = Rc::new(RefCell::new(Vec::new()));
+        let done = Rc::new(Cell::new(false));
+        let (log, reader, finished) = (order.clone(), socket.clone(), done.clone());
+        lp.read_wait(socket.token, move |lp| {
+            log.borrow_mut().push("the socket's read callback");
+            finished.set(true);
+            reader.forget(lp);
+        });
+        // Ready before the first turn's `poll`, which reports the socket.
+        let log = order.clone();
+        lp.call_soon(move |_| log.borrow_mut().push("a callback queued first"));
+        watchdog(&lp, RESCUE, done, move |lp| socket.forget(lp));
+        lp.run().expect("the loop runs");
+        drop(peer);
+        order.take()
+    });
+    assert_eq!(
+        order,
+        ["a callback queued first", "the socket's read callback"],
+        "callbacks run in the order they became ready: wait_for_io puts a \
+         socket's callback at the back of the ready queue (push_back), behind \
+         what call_soon queued before, as call_soon promises"
+    );
+}
+
 #[test]
 fn a_timer_fires_on_time_while_a_socket_waits_in_vain() {
     let fired_after = within(HANG_LIMIT, || {
@@ -596,6 +687,83 @@ fn a_timer_fires_on_time_while_a_socket_waits_in_vain() {
          its timeout, so the loop wakes for the timer even when no socket is \
          ready",
         human(fired_after)
+    );
+}
+
+/// Sets a timer of `each`, which sets the next, until `left` have fired;
+/// the last notes the time since `start` and takes the socket off the loop.
+fn timer_after_timer(
+    lp: &EventLoop,
+    each: Duration,
+    left: u32,
+    start: Instant,
+    socket: Rc<Watched>,
+    took: Rc<Cell<Option<Duration>>>,
+) {
+    lp.call_later(each, move |lp| {
+        if left > 1 {
+            timer_after_timer(lp, each, left - 1, start, socket, took);
+        } else {
+            took.set(Some(start.elapsed()));
+            socket.forget(lp);
+        }
+    });
+}
+
+#[test]
+fn timers_in_a_row_beside_a_waiting_socket_take_their_delays_and_no_more() {
+    const TIMERS: u32 = 10;
+    let each = ms(150);
+    let took = within(HANG_LIMIT, move || {
+        let lp = EventLoop::new().expect("a poller");
+        let (ours, mut peer) = connected_pair();
+        let socket = Rc::new(watch(&lp, ours));
+        lp.read_wait(socket.token, |_| {});
+        let took = Rc::new(Cell::new(None));
+        timer_after_timer(&lp, each, TIMERS, Instant::now(), socket, took.clone());
+        // As in the tests above: wakes a loop that blocks past a deadline.
+        thread::spawn(move || {
+            thread::sleep(RESCUE);
+            let _ = peer.write_all(b"wake up");
+        });
+        lp.run().expect("the loop runs");
+        took.get().expect("the last timer fired")
+    });
+    let due = each * TIMERS;
+    assert!(
+        took >= due,
+        "the timers fired {} early",
+        human(due.saturating_sub(took))
+    );
+    // Each wait may end a little late on a busy machine; a whole second for
+    // all ten is far more than that, and less than a wait of twice the time
+    // or rounded up to the next second.
+    assert!(
+        took < due + ms(1000),
+        "{TIMERS} timers of {}, each set by the one before, beside a socket \
+         waiting to read, took {} instead of about {}: wait_for_io must give \
+         `poll` the time until the next deadline as it is (not more, not \
+         rounded up to a whole second), so each timer fires when it is due",
+        human(each),
+        human(took),
+        human(due)
+    );
+}
+
+#[test]
+fn a_register_that_fails_leaves_no_socket_on_the_loop() {
+    let lp = EventLoop::new().expect("a poller");
+    let mut listener = net::listen(any_port()).expect("a port");
+    lp.register(&mut listener).expect("registered");
+    let again = lp.register(&mut listener);
+    assert!(again.is_err(), "the OS registers a socket once: {again:?}");
+    let shown = format!("{lp:?}");
+    assert!(
+        shown.contains("sockets: 1"),
+        "after a `register` that failed (the socket was registered already), \
+         the loop shows {shown}: `register` must hand the socket to the OS \
+         first and give the token its waiters only once that succeeded, or a \
+         socket that was never registered stays in the loop's map"
     );
 }
 

@@ -299,3 +299,31 @@ fn the_loop_method_and_the_free_function_spawn_alike() {
 fn spawn_outside_block_on_says_what_is_missing() {
     drop(spawn(async {}));
 }
+
+#[test]
+fn a_handle_polled_again_after_its_outcome_panics_instead_of_waiting_for_ever() {
+    let polled_again = within(HANG_LIMIT, || {
+        new_loop()
+            .block_on(async {
+                let mut handle = spawn(async { 7 });
+                let value = (&mut handle).await.expect("the child returns");
+                assert_eq!(value, 7, "the child returned 7");
+                let waker = Waker::from(Arc::new(CountingWaker::default()));
+                let again = panic::catch_unwind(AssertUnwindSafe(|| {
+                    Pin::new(&mut handle).poll(&mut Context::from_waker(&waker))
+                }));
+                again.ok().map(|poll| poll.is_pending())
+            })
+            .expect("the loop runs")
+    });
+    if let Some(pending) = polled_again {
+        panic!(
+            "a handle polled again after it gave its child's outcome said {}, \
+             where it must panic: the outcome is gone and the child has ended, \
+             so nothing will ever wake it, and the task awaiting it would wait \
+             for ever (JoinHandle::poll checks `ended` once the outcome is \
+             taken)",
+            if pending { "Pending" } else { "Ready" }
+        );
+    }
+}
