@@ -27,7 +27,7 @@
 //! their own (each guards itself with a deadline of seconds, but a server
 //! a test started may not).
 
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::sync::{Mutex, OnceLock};
@@ -123,6 +123,7 @@ pub fn end_everything_on_interrupt() {
     #[cfg(unix)]
     {
         use signal_hook::consts::SIGTSTP;
+        use std::io::Write;
         let Some(mut signals) = interrupts() else {
             return;
         };

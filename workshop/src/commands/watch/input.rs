@@ -203,7 +203,7 @@ pub fn on_resize(events: Sender<Event>) {
         });
     }
     #[cfg(not(unix))]
-    let _ = events;
+    drop(events);
 }
 
 /// From now on, Ctrl-C, SIGTERM and SIGHUP (a closed terminal) are each an
