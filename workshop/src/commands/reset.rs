@@ -79,7 +79,7 @@ pub fn reset(step: &Step, files: &[&str], force: bool) -> Result<String, String>
         return Err(format!(
             "step {n} has work in it that reset would throw away:\n  {}\n\
              Keep a copy if you want it (outside the workspace's folders), \
-             then run `cargo workshop reset {n}{} --force`",
+             then run `cargo workshop reset {n}{} --force`.",
             work.join("\n  "),
             if only.is_empty() {
                 String::new()
