@@ -44,6 +44,32 @@ impl WarmCopy {
         WarmCopy { dir }
     }
 
+    /// The copy's own build folder.
+    fn target(&self) -> PathBuf {
+        self.dir.join("target")
+    }
+
+    /// `cargo workshop start 3` in the copy, as a participant begins.
+    fn start_step3(&self) {
+        let start = Command::new(workshop_program())
+            .args(["start", "3"])
+            .current_dir(&self.dir)
+            .env("CARGO_TARGET_DIR", self.target())
+            .output()
+            .expect("start runs");
+        assert!(start.status.success(), "{start:?}");
+    }
+
+    /// The shell command tmux runs for `cargo workshop watch{args}` in the
+    /// copy, built in its own folder.
+    fn watch(&self, args: &str) -> String {
+        format!(
+            "env CARGO_TARGET_DIR='{}' '{}' watch{args}",
+            self.target().display(),
+            workshop_program().display()
+        )
+    }
+
     /// Writes the bodies given, by function, over those of the copy's step
     /// 3, as an editor saves a file: the whole file at once.
     fn write(&self, bodies: &[(&str, &str)]) {
@@ -249,15 +275,7 @@ fn authors_bodies() -> Vec<(String, String)> {
 fn watch_names_a_wrong_function_counts_a_right_one_hints_and_leaves_nothing_on_q_ctrl_c_or_hangup()
  {
     let copy = WarmCopy::new("wrong-right-quit");
-    let program = workshop_program();
-    let target = copy.dir.join("target");
-    let start = Command::new(&program)
-        .args(["start", "3"])
-        .current_dir(&copy.dir)
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .expect("start runs");
-    assert!(start.status.success(), "{start:?}");
+    copy.start_step3();
     // Every function but `call_at` written as the authors did.
     let bodies = authors_bodies();
     let others: Vec<(&str, &str)> = bodies
@@ -268,14 +286,7 @@ fn watch_names_a_wrong_function_counts_a_right_one_hints_and_leaves_nothing_on_q
     copy.write(&others);
     let total = bodies.len();
 
-    let tmux = Tmux::start(
-        &copy.dir,
-        &format!(
-            "env CARGO_TARGET_DIR='{}' '{}' watch",
-            target.display(),
-            program.display()
-        ),
-    );
+    let tmux = Tmux::start(&copy.dir, &copy.watch(""));
     // No step named: the one in progress. Its first check builds step 3's
     // tests in the copy.
     let first = tmux.wait_for(
@@ -345,11 +356,7 @@ fn watch_names_a_wrong_function_counts_a_right_one_hints_and_leaves_nothing_on_q
 
     // Ctrl-C, then a closed terminal, each while a check runs. The step
     // passes now, so it is named: no step is in progress.
-    let watch = format!(
-        "env CARGO_TARGET_DIR='{}' '{}' watch 3",
-        target.display(),
-        program.display()
-    );
+    let watch = copy.watch(" 3");
     for (how, keys) in [("Ctrl-C", Some("C-c")), ("a closed terminal", None)] {
         ends_and_leaves_nothing(&copy, &watch, right, how, keys);
     }
@@ -393,15 +400,7 @@ const WRONG_CMP: &str = "{\n        (self.deadline, self.sequence).cmp(&(other.d
 fn at_80_by_24_the_headline_and_the_status_stay_on_screen_and_a_resize_cuts_no_line()
 {
     let copy = WarmCopy::new("80-by-24");
-    let program = workshop_program();
-    let target = copy.dir.join("target");
-    let start = Command::new(&program)
-        .args(["start", "3"])
-        .current_dir(&copy.dir)
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .expect("start runs");
-    assert!(start.status.success(), "{start:?}");
+    copy.start_step3();
     // Every function written, `Timer::cmp` wrong.
     let bodies = authors_bodies();
     let mut written: Vec<(&str, &str)> = bodies
@@ -414,15 +413,7 @@ fn at_80_by_24_the_headline_and_the_status_stay_on_screen_and_a_resize_cuts_no_l
         }
     }
     copy.write(&written);
-    let tmux = Tmux::sized(
-        &copy.dir,
-        &format!(
-            "env CARGO_TARGET_DIR='{}' '{}' watch 3",
-            target.display(),
-            program.display()
-        ),
-        (120, 24),
-    );
+    let tmux = Tmux::sized(&copy.dir, &copy.watch(" 3"), (120, 24));
     let headline = "Your `Timer::cmp` (";
     let first = tmux.wait_for(&[headline], Duration::from_secs(300));
     eprintln!("first verdict: {first:?}");
@@ -484,15 +475,7 @@ fn beside_another_cargo_every_verdict_is_true_and_prompt() {
     const SAVES: usize = 10;
     const AFTER_THE_OTHER: Duration = Duration::from_secs(15);
     let copy = WarmCopy::new("beside-cargo");
-    let program = workshop_program();
-    let target = copy.dir.join("target");
-    let start = Command::new(&program)
-        .args(["start", "3"])
-        .current_dir(&copy.dir)
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .expect("start runs");
-    assert!(start.status.success(), "{start:?}");
+    copy.start_step3();
     let bodies = authors_bodies();
     let all: Vec<(&str, &str)> = bodies
         .iter()
@@ -504,14 +487,7 @@ fn beside_another_cargo_every_verdict_is_true_and_prompt() {
         .find(|(function, _)| *function == "Timer::cmp")
         .expect("step 3 has Timer::cmp")
         .1;
-    let tmux = Tmux::start(
-        &copy.dir,
-        &format!(
-            "env CARGO_TARGET_DIR='{}' '{}' watch 3",
-            target.display(),
-            program.display()
-        ),
-    );
+    let tmux = Tmux::start(&copy.dir, &copy.watch(" 3"));
     tmux.wait_for(&["Step 3 passes"], Duration::from_secs(300));
     let mut waits = Vec::new();
     for save in 0..SAVES {
@@ -531,7 +507,7 @@ fn beside_another_cargo_every_verdict_is_true_and_prompt() {
         let other_ran = Command::new(cargo)
             .args(other)
             .current_dir(&copy.dir)
-            .env("CARGO_TARGET_DIR", &target)
+            .env("CARGO_TARGET_DIR", copy.target())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .status()
