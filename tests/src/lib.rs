@@ -526,3 +526,31 @@ mod tests {
         output_within(Duration::from_secs(1), command);
     }
 }
+
+/// Every process, but this test's own, that works in `dir` or names it on
+/// its command line, as `pid command`: what a test of the tool finds left
+/// running in its copy of the workshop. Zombies are over, so not counted.
+#[cfg(target_os = "linux")]
+pub fn processes_working_in(dir: &Path) -> Vec<String> {
+    let me = std::process::id().to_string();
+    let named = dir.to_string_lossy().into_owned();
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let pid = entry.file_name().to_string_lossy().into_owned();
+        if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == me {
+            continue;
+        }
+        let proc = entry.path();
+        let cwd = fs::read_link(proc.join("cwd")).unwrap_or_default();
+        let command = fs::read(proc.join("cmdline")).unwrap_or_default();
+        let command = String::from_utf8_lossy(&command).replace('\0', " ");
+        let state = fs::read_to_string(proc.join("stat")).unwrap_or_default();
+        let zombie = state
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z'));
+        if !zombie && (cwd.starts_with(dir) || command.contains(&named)) {
+            found.push(format!("{pid} {}", command.trim()));
+        }
+    }
+    found
+}

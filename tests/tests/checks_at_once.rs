@@ -607,7 +607,7 @@ fn a_reader_gone_ends_the_check_and_its_tests_quietly() {
     drop(progress); // `head` has its lines
     let output = check.wait_with_output().expect("check ends");
     assert_eq!(output.status.code(), Some(141), "{}", said(&output));
-    let left: Vec<String> = processes_working_in(&copy.dir);
+    let left: Vec<String> = workshop_tests::processes_working_in(&copy.dir);
     assert!(left.is_empty(), "left running: {left:#?}");
 }
 
@@ -659,32 +659,6 @@ fn ctrl_z_during_a_build_ends_the_check_and_leaves_no_lock_held() {
     let _ = other_cargo.wait();
     let status = status.expect("the check stopped by Ctrl-Z ended, not stopped");
     assert_eq!(status.code(), Some(128 + 20), "{status:?}");
-    let left = processes_working_in(&copy.dir);
+    let left = workshop_tests::processes_working_in(&copy.dir);
     assert!(left.is_empty(), "left running: {left:#?}");
-}
-
-/// Every process that works in `dir` or names it, but this test.
-#[cfg(target_os = "linux")]
-fn processes_working_in(dir: &std::path::Path) -> Vec<String> {
-    let me = std::process::id().to_string();
-    let wanted = dir.to_string_lossy().into_owned();
-    let mut found = Vec::new();
-    for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let pid = entry.file_name().to_string_lossy().into_owned();
-        if !pid.bytes().all(|b| b.is_ascii_digit()) || pid == me {
-            continue;
-        }
-        let cwd = fs::read_link(entry.path().join("cwd")).unwrap_or_default();
-        let command = fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let command = String::from_utf8_lossy(&command).replace('\0', " ");
-        let state =
-            fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-        let zombie = state
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| rest.starts_with('Z'));
-        if !zombie && (cwd.starts_with(dir) || command.contains(&wanted)) {
-            found.push(format!("{pid} {}", command.trim()));
-        }
-    }
-    found
 }
