@@ -1105,3 +1105,21 @@ fn diff_takes_a_path_from_the_root_or_from_the_step_folder() {
     let nobody = clone.workshop(&["diff", "3", "src/nothing.rs"]);
     assert_eq!(nobody.status.code(), Some(2), "{}", stdout(&nobody));
 }
+
+/// The authors' copies in `tests/authors/` are the steps as committed. A
+/// change to a step's file outside its track (each `main.rs`, when the
+/// stdout hook moved to `plumbing`) that is not stored again with `cargo
+/// workshop freeze` makes `status` tell every participant that the step
+/// "differs outside the track". Left out of the README's command, where a
+/// participant's own committed work would fail it; `.ci/run` runs it.
+#[test]
+#[ignore = "a check of the authors' copies: .ci/run runs it"]
+fn the_stored_authors_copies_are_the_committed_steps() {
+    let clone = Clone::new("stored");
+    let status = stdout(&clone.workshop(&["status"]));
+    assert!(
+        status.lines().count() == 8 && !status.contains("differ"),
+        "a step's stored copy is stale: run `cargo workshop freeze` and \
+         commit tests/authors/\n{status}"
+    );
+}
