@@ -49,22 +49,37 @@ pub fn seed(from: &Path, to: &Path) -> Result<(), String> {
 
 /// Puts `from` at `to`, file by file for a folder; each file shared if
 /// rustc or the linker wrote it, else copied.
+///
+/// Another Cargo (rust-analyzer's, a second terminal's) may be building
+/// in `from` meanwhile: rustc's object files (`….rcgu.o`) and temporary
+/// folders come and go between the listing of a folder and the copy of
+/// its files. What is gone by then was never output the copy's build
+/// could read, so it is left out rather than called a failure.
 fn share_or_copy(from: &Path, to: &Path) -> Result<(), String> {
     let failed = |err: std::io::Error| format!("{}: {err}", to.display());
-    if from.is_dir() {
+    let done = if from.is_dir() {
         fs::create_dir_all(to).map_err(failed)?;
-        for entry in fs::read_dir(from).map_err(failed)?.flatten() {
-            share_or_copy(&entry.path(), &to.join(entry.file_name()))?;
+        match fs::read_dir(from) {
+            Ok(entries) => {
+                for entry in entries.flatten() {
+                    share_or_copy(&entry.path(), &to.join(entry.file_name()))?;
+                }
+                Ok(())
+            }
+            Err(err) => Err(err),
         }
-        return Ok(());
-    }
-    if is_replaced_whole(from) {
+    } else if is_replaced_whole(from) {
         let _ = fs::remove_file(to);
         fs::hard_link(from, to).or_else(|_| copy_with_times(from, to))
     } else {
         copy_with_times(from, to)
+    };
+    match done {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound && !from.exists() => {
+            Ok(())
+        }
+        other => other.map_err(failed),
     }
-    .map_err(failed)
 }
 
 /// Whether a file of the build output is a library or an executable, which
@@ -167,6 +182,37 @@ mod tests {
         assert!(!left_out("book/tools"));
         assert!(!left_out("book/tools/src/lib.rs"));
         assert!(!left_out("step03-sleep/src/lib.rs"));
+    }
+
+    #[test]
+    fn a_file_another_cargo_removed_since_the_listing_is_left_out() {
+        let scratch = std::env::temp_dir()
+            .join(format!("warm-copy-gone-{}", std::process::id()));
+        let (from, to) = (scratch.join("from"), scratch.join("to"));
+        fs::create_dir_all(&from).unwrap();
+        fs::create_dir_all(&to).unwrap();
+        let gone = from.join("step05-0123.step05.abc-cgu.0.rcgu.o");
+
+        let result =
+            share_or_copy(&gone, &to.join("step05-0123.step05.abc-cgu.0.rcgu.o"));
+
+        let _ = fs::remove_dir_all(&scratch);
+        assert_eq!(result, Ok(()));
+    }
+
+    #[test]
+    fn a_file_that_is_there_but_cannot_be_copied_is_a_failure() {
+        let scratch = std::env::temp_dir()
+            .join(format!("warm-copy-fails-{}", std::process::id()));
+        let from = scratch.join("output");
+        fs::create_dir_all(&scratch).unwrap();
+        fs::write(&from, "x").unwrap();
+
+        let result =
+            share_or_copy(&from, &scratch.join("no-such-folder").join("output"));
+
+        let _ = fs::remove_dir_all(&scratch);
+        assert!(result.is_err(), "{result:?}");
     }
 
     #[test]
