@@ -27,6 +27,7 @@ use crate::step::{Step, find_root};
 use crate::track::Marked;
 
 use compile::{build_failed_for_want_of_means, does_not_compile};
+use meanwhile::Meanwhile;
 use verdict::verdict_on;
 
 pub use compile::machine_trouble;
@@ -35,6 +36,7 @@ pub use verdict::{authors_body, authors_function};
 pub mod ahead;
 mod compile;
 mod lock;
+mod meanwhile;
 mod prints;
 mod probe;
 mod review;
@@ -149,10 +151,22 @@ pub fn check(
     settings.enough_hangs = Some(ENOUGH_HANGS);
     settings.left_out_when_hurried = vec![TRACES.to_owned(), SNAPSHOTS.to_owned()];
     let own_tests: Vec<&str> = marked.iter().map(|m| m.test.as_str()).collect();
-    let ran =
-        runner::run_tests_until(&cases, &settings, progress, |runs, left_out| {
-            a_failure_to_explain(runs, left_out, &cases, &own_tests)
-        });
+    let demo = programs.is_some().then_some(&cargo);
+    let (ran, early) = std::thread::scope(|scope| {
+        let meanwhile =
+            Meanwhile::new(scope, step, &marked, (&cargo, demo), progress);
+        let ran = runner::run_tests_until(
+            &cases,
+            &settings,
+            progress,
+            |runs, left_out| {
+                meanwhile.look_at(runs);
+                meanwhile.named_the_function()
+                    || a_failure_to_explain(runs, left_out, &cases, &own_tests)
+            },
+        );
+        (ran, meanwhile.answers())
+    });
     if let Some(trouble) = ran.runs.iter().find_map(|run| tool_trouble(&run.outcome))
     {
         if let Some(programs) = &programs {
@@ -160,8 +174,7 @@ pub fn check(
         }
         return Err(tests_could_not_run(step, trouble));
     }
-    let demo = programs.is_some().then_some(&cargo);
-    let checked = verdict_on(step, &marked, &ran, demo, &cargo, progress);
+    let checked = verdict_on(step, &marked, &ran, (demo, &cargo), early, progress);
     if let Some(programs) = &programs {
         runner::remove_programs(programs);
     }

@@ -2,6 +2,7 @@
 //! or a full disk.
 
 use super::compile::{does_not_compile, machine_trouble};
+use super::meanwhile::Answers;
 use super::verdict::{fn_line, not_right, verdict_on};
 use super::*;
 use crate::readable;
@@ -163,9 +164,16 @@ fn failing_trace_tests_alone_say_the_loop_no_longer_says_what_it_does() {
         root: step.root.clone(),
         target_dir: None,
     };
-    let report = verdict_on(&step, &[], &ran, None, &cargo, &Progress::new(true))
-        .expect("a verdict")
-        .report;
+    let report = verdict_on(
+        &step,
+        &[],
+        &ran,
+        (None, &cargo),
+        Answers::default(),
+        &Progress::new(true),
+    )
+    .expect("a verdict")
+    .report;
     assert!(
         report.starts_with("The loop no longer says what it does"),
         "{report}"
@@ -295,8 +303,15 @@ fn verdict_on_runs(step: &Step, runs: Vec<TestRun>) -> Checked {
         root: step.root.clone(),
         target_dir: None,
     };
-    verdict_on(step, &[], &ran, None, &cargo, &Progress::new(true))
-        .expect("a verdict")
+    verdict_on(
+        step,
+        &[],
+        &ran,
+        (None, &cargo),
+        Answers::default(),
+        &Progress::new(true),
+    )
+    .expect("a verdict")
 }
 
 #[test]
@@ -477,8 +492,15 @@ fn prints_alone_and_tests_left_out_are_no_pass() {
         root: step.root.clone(),
         target_dir: None,
     };
-    let checked = verdict_on(&step, &[], &ran, None, &cargo, &Progress::new(true))
-        .expect("a verdict");
+    let checked = verdict_on(
+        &step,
+        &[],
+        &ran,
+        (None, &cargo),
+        Answers::default(),
+        &Progress::new(true),
+    )
+    .expect("a verdict");
     assert!(!checked.passed, "{}", checked.report);
     assert!(
         checked

@@ -2,6 +2,7 @@
 //! fix next and the test that shows it best, or that no one function can
 //! be named and why.
 
+use super::meanwhile::{Answers, Beside};
 use super::prints;
 use super::probe::{self, Found};
 use super::review;
@@ -20,13 +21,14 @@ use crate::track::{self, Marked};
 /// or the next blank function, in track order, is to be written; or tests
 /// fail that no one function answers for.
 /// `demo`: the Cargo that built the step's demo, if it did, for the trace
-/// set beside the authors' when a written function is blamed.
-pub(super) fn verdict_on(
+/// set beside the authors' when a written function is blamed. `early`:
+/// what the probe and the trace answered while the tests ran (`meanwhile`).
+pub(super) fn verdict_on<'a>(
     step: &Step,
-    marked: &[Marked],
+    marked: &'a [Marked],
     ran: &Ran,
-    demo: Option<&Cargo>,
-    cargo: &Cargo,
+    (demo, cargo): (Option<&Cargo>, &Cargo),
+    early: Answers<'a>,
     progress: &Progress,
 ) -> Result<Checked, String> {
     // A pinned output with only the participant's prints added passed.
@@ -57,8 +59,14 @@ pub(super) fn verdict_on(
         checked.report.push_str(&beside_the_verdict(&own_prints));
         return Ok(checked);
     }
-    let mut checked =
-        verdict_on_failures(step, marked, &failures, ran, demo, cargo, progress)?;
+    let mut checked = verdict_on_failures(
+        step,
+        marked,
+        (&failures, ran),
+        (demo, cargo),
+        early,
+        progress,
+    )?;
     checked.report.push_str(&beside_the_verdict(&own_prints));
     if failures.iter().all(|run| run.case.file == TRACES) {
         checked.report = format!(
@@ -84,13 +92,12 @@ fn beside_the_verdict(note: &str) -> String {
 
 /// The verdict on `failures`, some of `ran`; `Err` when the tool's own
 /// machinery failed on the way to one (the probe's copy).
-fn verdict_on_failures(
+fn verdict_on_failures<'a>(
     step: &Step,
-    marked: &[Marked],
-    failures: &[&TestRun],
-    ran: &Ran,
-    demo: Option<&Cargo>,
-    cargo: &Cargo,
+    marked: &'a [Marked],
+    (failures, ran): (&[&TestRun], &Ran),
+    (demo, cargo): (Option<&Cargo>, &Cargo),
+    early: Answers<'a>,
     progress: &Progress,
 ) -> Result<Checked, String> {
     let blanks: Vec<&Marked> =
@@ -113,10 +120,26 @@ fn verdict_on_failures(
                 report: format!("{outside}\n\n{}", describe(unexplained[0])),
             });
         }
-        match blame_written(step, marked, &blanks, &unexplained, cargo, progress) {
+        let early_probe = early.probe.filter(|(asked, _)| {
+            asked
+                .iter()
+                .all(|id| unexplained.iter().any(|run| run.case.id() == *id))
+        });
+        let blamed = blame(
+            step,
+            marked,
+            &unexplained,
+            early_probe.map(|(_, found)| found),
+        )
+        .unwrap_or_else(|suspects| {
+            probe::find(step, cargo, &suspects, &unexplained, progress)
+        });
+        match blamed {
             Found::Culprit(blame) => {
-                let beside =
-                    demo.and_then(|demo| trace::beside(step, demo, progress));
+                let beside = early.trace.map_or_else(
+                    || demo.and_then(|demo| trace::beside(step, demo, progress)),
+                    |Beside(beside)| beside,
+                );
                 return Ok(not_right(
                     step,
                     &blame,
@@ -137,23 +160,42 @@ fn verdict_on_failures(
     })
 }
 
+/// The written functions that may be to blame for failures.
+pub(super) enum Suspects<'a> {
+    /// None differs from the authors' version.
+    None,
+    /// Only this one does, and no function is blank.
+    Lone(&'a Marked),
+    /// Several do (or one, beside a blank function whose `todo!()` may be
+    /// the cause): the probe asks the copy.
+    Several(Vec<&'a Marked>),
+}
+
+/// Who may be to blame, before any test has run: the functions written
+/// differently from the authors'.
+pub(super) fn suspects<'a>(step: &Step, marked: &'a [Marked]) -> Suspects<'a> {
+    let blanks = marked.iter().any(|m| step.is_unwritten(m));
+    let mut changed = changed_functions(step, marked);
+    match changed.len() {
+        0 => Suspects::None,
+        1 if !blanks => Suspects::Lone(changed.remove(0)),
+        _ => Suspects::Several(changed),
+    }
+}
+
 /// The written function the `failing` tests come from: the only one that
 /// differs from the authors' version, or the one whose original, put back
-/// in a copy, makes them pass (`probe`).
-fn blame_written<'a>(
+/// in a copy, makes them pass (`probe`: `probed`, if it has answered
+/// already; else `Err` with the suspects to ask it about).
+fn blame<'a>(
     step: &Step,
     marked: &'a [Marked],
-    blanks: &[&Marked],
     failing: &[&TestRun],
-    cargo: &Cargo,
-    progress: &Progress,
-) -> Found<'a> {
-    let suspects = changed_functions(step, marked);
-    match suspects.as_slice() {
-        [] => Found::Nothing,
-        // With a blank function, its `todo!()` may be the cause: ask the
-        // copy even about a lone suspect.
-        [only] if blanks.is_empty() => Found::Culprit(Blame {
+    probed: Option<Found<'a>>,
+) -> Result<Found<'a>, Vec<&'a Marked>> {
+    match suspects(step, marked) {
+        Suspects::None => Ok(Found::Nothing),
+        Suspects::Lone(only) => Ok(Found::Culprit(Blame {
             function: only,
             tests: failing.iter().map(|run| run.case.id()).collect(),
             why: format!(
@@ -161,8 +203,8 @@ fn blame_written<'a>(
                  authors' version, so the failures come from `{}`",
                 only.function
             ),
-        }),
-        _ => probe::find(step, cargo, &suspects, failing, progress),
+        })),
+        Suspects::Several(suspects) => probed.ok_or(suspects),
     }
 }
 
