@@ -276,7 +276,10 @@ pub fn run_tests_until(
             }
         }
         // Raised by the worker whose test was the last hang it took.
-        if orders.hung_enough.load(Ordering::SeqCst) && !said_hurried {
+        if orders.hung_enough.load(Ordering::SeqCst)
+            && !said_hurried
+            && !orders.stop.load(Ordering::SeqCst)
+        {
             say_hurried(&queue, settings.hurried, progress);
             said_hurried = true;
         }
@@ -346,9 +349,13 @@ fn say_hurried(
     progress: &Progress,
 ) {
     let left = queue.lock().map_or(0, |queue| queue.len());
+    let which = match left {
+        0 => return,
+        1 => "the one test left".to_owned(),
+        _ => format!("each of the {left} left"),
+    };
     progress.say(&format!(
-        "tests never end: each of the {left} left may run {} s, and one running longer \
-         is left out",
+        "tests never end: {which} may run {} s, and one running longer is left out",
         hurried.as_secs()
     ));
 }

@@ -1,18 +1,21 @@
-//! What a verdict on a failure needs besides the tests, started as soon as
-//! the first failure comes, while the other tests still run: which function
-//! (`probe`, when more than one differs from the authors') and what the
-//! loop did (`trace`, the demo run with `LOOP_TRACE=1`).
+//! What a verdict on a failure needs besides the tests, started while the
+//! tests still run: what the loop did (`trace`, the demo run with
+//! `LOOP_TRACE=1`) and the probe's copy of the workshop, with the tests;
+//! which function (`probe`, when more than one differs from the
+//! authors'), with the first failure.
 //!
 //! One after another, after the last test, the three made a participant
 //! wait 15 to 23 s after a save for a verdict on step 5 (measured in
 //! `watch`): 12 s of tests, most of them spent on tests that hang once a
-//! wake-up is lost, then 3 s of probe and 2 s of trace. The probe needs
-//! only one failure to ask its question, and the demo none, so both start
-//! with the first failure; and once the probe has named the function, the
-//! tests still running add nothing the verdict needs, so they stop.
+//! wake-up is lost, then 3 s of probe and 2 s of trace, 8 s when the demo
+//! hangs too. The demo needs no failure, and the probe only one to ask its
+//! question; and once the probe has named the function, the tests still
+//! running add nothing the verdict needs, so they stop.
 //!
 //! Most tests wait rather than compute (on timers, on a loop that hangs),
-//! so the probe's build beside them costs them little on two cores.
+//! so the probe's build and the demo beside them cost them little on two
+//! cores. A demo that ends (0.7 to 4.2 s, steps 3 to 8) ends before the
+//! tests of a step that passes, whose verdict then waits for nothing.
 
 use std::cell::{Cell, OnceCell};
 use std::sync::Arc;
@@ -38,19 +41,23 @@ pub(super) struct Answers<'a> {
 /// beside the authors', or `None` when there is nothing to show.
 pub(super) struct Beside(pub Option<String>);
 
-/// The probe's and the trace's threads, started by the first failure that
-/// a function must answer for.
+/// The trace's thread, started with the tests, and the probe's, started by
+/// the first failure that a function must answer for.
 pub(super) struct Meanwhile<'scope, 'env, 'a> {
     scope: &'scope Scope<'scope, 'env>,
     step: &'env Step,
     cargo: &'env Cargo,
-    demo: Option<&'env Cargo>,
     progress: &'env Progress,
     /// The functions the probe chooses among; empty when there is no
     /// question for it (one suspect, or a change outside the functions
     /// that the verdict names first).
     suspects: Vec<&'a Marked>,
     started: Cell<bool>,
+    /// The probe's copy, being made ready, until the probe takes it.
+    copy:
+        Cell<Option<ScopedJoinHandle<'scope, Result<probe::WorkshopCopy, String>>>>,
+    /// Whether the failures the probe was started by were all hangs.
+    asked_about_hangs: Cell<bool>,
     probe: OnceCell<ScopedJoinHandle<'scope, (Vec<String>, Found<'a>)>>,
     trace: OnceCell<ScopedJoinHandle<'scope, Option<String>>>,
     named: Arc<AtomicBool>,
@@ -64,7 +71,10 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
         (cargo, demo): (&'env Cargo, Option<&'env Cargo>),
         progress: &'env Progress,
     ) -> Self {
-        let suspects = match suspects(step, marked) {
+        let suspected = suspects(step, marked);
+        // The trace is shown only beside a written function blamed.
+        let blame_possible = !matches!(suspected, Suspects::None);
+        let suspects = match suspected {
             Suspects::Several(several)
                 if crate::changes::before_blaming(step).is_none() =>
             {
@@ -72,22 +82,32 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             }
             _ => Vec::new(),
         };
+        let trace = OnceCell::new();
+        if let Some(demo) = demo.filter(|_| blame_possible) {
+            // Quiet: nobody needs to hear of it unless a function is blamed.
+            let _ = trace.set(
+                scope.spawn(move || trace::beside(step, demo, &Progress::new(true))),
+            );
+        }
+        let copy = (!suspects.is_empty())
+            .then(|| scope.spawn(move || probe::prepare(step, cargo, progress)));
         Meanwhile {
+            copy: Cell::new(copy),
             scope,
             step,
             cargo,
-            demo,
             progress,
             suspects,
             started: Cell::new(false),
+            asked_about_hangs: Cell::new(false),
             probe: OnceCell::new(),
-            trace: OnceCell::new(),
+            trace,
             named: Arc::new(AtomicBool::new(false)),
         }
     }
 
     /// Looks at the tests ended so far: at the first failure a function
-    /// must answer for, starts the probe and the demo's trace.
+    /// must answer for, starts the probe.
     pub(super) fn look_at(&self, runs: &[TestRun]) {
         if self.started.get() {
             return;
@@ -101,20 +121,22 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             return;
         }
         self.started.set(true);
-        if let Some(demo) = self.demo {
-            let (step, progress) = (self.step, self.progress);
-            let _ = self.trace.set(
-                self.scope
-                    .spawn(move || trace::beside(step, demo, progress)),
-            );
-        }
+        self.asked_about_hangs
+            .set(failing.iter().all(TestRun::hung));
         if !self.suspects.is_empty() {
             let (step, cargo, progress) = (self.step, self.cargo, self.progress);
             let suspects = self.suspects.clone();
             let named = Arc::clone(&self.named);
+            let copy = self.copy.take();
             let _ = self.probe.set(self.scope.spawn(move || {
                 let asked: Vec<&TestRun> = failing.iter().collect();
-                let found = probe::find(step, cargo, &suspects, &asked, progress);
+                let copy = match copy {
+                    Some(preparing) => preparing.join().unwrap_or_else(|_| {
+                        Err("making the probe's copy ready failed".to_owned())
+                    }),
+                    None => probe::prepare(step, cargo, progress),
+                };
+                let found = probe::find_in(step, copy, &suspects, &asked, progress);
                 named.store(matches!(found, Found::Culprit(_)), Ordering::SeqCst);
                 (failing.iter().map(|run| run.case.id()).collect(), found)
             }));
@@ -127,8 +149,21 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
         self.named.load(Ordering::SeqCst)
     }
 
+    /// Whether the probe is asking about tests that hung. The tests left
+    /// would then run hurried, looking for a quick failure (`HURRIED`):
+    /// many at once, in a step whose loop spins, they took the cores from
+    /// the probe's build, and its answer came 6 s after the hangs instead
+    /// of 3.
+    pub(super) fn asking_about_hangs(&self) -> bool {
+        self.asked_about_hangs.get() && self.probe.get().is_some()
+    }
+
     /// The answers, once their threads have ended.
     pub(super) fn answers(self) -> Answers<'a> {
+        // Made ready for a probe that was not needed: let go of it.
+        if let Some(preparing) = self.copy.take() {
+            let _ = preparing.join();
+        }
         Answers {
             probe: self.probe.into_inner().and_then(|probe| probe.join().ok()),
             trace: self

@@ -161,7 +161,9 @@ pub fn check(
             progress,
             |runs, left_out| {
                 meanwhile.look_at(runs);
+                let hangs = runs.iter().filter(|run| run.hung()).count();
                 meanwhile.named_the_function()
+                    || (meanwhile.asking_about_hangs() && hangs >= ENOUGH_HANGS)
                     || a_failure_to_explain(runs, left_out, &cases, &own_tests)
             },
         );

@@ -26,7 +26,7 @@
 //! file no longer has) is each suspect built and rerun alone.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::runner::{Cargo, Progress, TestCase, TestRun};
 use crate::track::Marked;
@@ -67,28 +67,54 @@ pub fn find<'a>(
     failing: &[&TestRun],
     progress: &Progress,
 ) -> Found<'a> {
-    match find_in_copy(step, cargo, suspects, failing, progress) {
+    find_in(
+        step,
+        prepare(step, cargo, progress),
+        suspects,
+        failing,
+        progress,
+    )
+}
+
+/// `find` in a copy made ready before (`prepare`), while the tests ran.
+pub fn find_in<'a>(
+    step: &Step,
+    copy: Result<WorkshopCopy, String>,
+    suspects: &[&'a Marked],
+    failing: &[&TestRun],
+    progress: &Progress,
+) -> Found<'a> {
+    match copy
+        .and_then(|copy| find_in_copy(step, &copy, suspects, failing, progress))
+    {
         Ok(found) => found,
         Err(failure) => Found::ToolFailed(failure),
     }
 }
 
-/// `find`, with the failures of the probe's own machinery as `Err`: what
-/// to tell the participant.
-fn find_in_copy<'a>(
+/// The copy of the participant's workshop the probe works in, held for
+/// this check alone while it lives.
+pub struct WorkshopCopy {
+    _held: lock::Held,
+    root: PathBuf,
+    cargo: Cargo,
+}
+
+/// Makes the copy ready, its build folder seeded from the participant's:
+/// `Err` with what to tell the participant if the tool's own machinery
+/// fails. Nothing in it depends on what failed, so it can be done while
+/// the tests still run.
+pub fn prepare(
     step: &Step,
     cargo: &Cargo,
-    suspects: &[&'a Marked],
-    failing: &[&TestRun],
     progress: &Progress,
-) -> Result<Found<'a>, String> {
+) -> Result<WorkshopCopy, String> {
     let target = cargo.target_dir().map_err(|err| {
         tool_failed(step, "find the folder Cargo builds in", None, &err)
     })?;
     let probes = target.join("workshop-probe");
     let probe = probes.join(step.package());
-    let copy = probe.join("workspace");
-    let _held = hold_the_copy(step, &probes, progress)?;
+    let held = hold_the_copy(step, &probes, progress)?;
     prepare_copy(step, &target, &probe).map_err(|err| {
         tool_failed(
             step,
@@ -97,10 +123,28 @@ fn find_in_copy<'a>(
             &err,
         )
     })?;
-    let copy_cargo = Cargo {
-        root: copy.clone(),
+    let root = probe.join("workspace");
+    let cargo = Cargo {
+        root: root.clone(),
         target_dir: Some(probe.join("target")),
     };
+    Ok(WorkshopCopy {
+        _held: held,
+        root,
+        cargo,
+    })
+}
+
+/// `find_in`, with the failures of the probe's own machinery as `Err`:
+/// what to tell the participant.
+fn find_in_copy<'a>(
+    step: &Step,
+    prepared: &WorkshopCopy,
+    suspects: &[&'a Marked],
+    failing: &[&TestRun],
+    progress: &Progress,
+) -> Result<Found<'a>, String> {
+    let (copy, copy_cargo) = (&prepared.root, &prepared.cargo);
     let rerun = tests_to_rerun(failing);
     // A quick failure that passes when rerun as it is (a timing test on a
     // busy machine) cannot tell one function from another. A hang does not
@@ -119,15 +163,15 @@ fn find_in_copy<'a>(
     });
     progress.say(&which_function(probe.suspects.len(), written));
     let in_copy = |err: String| {
-        tool_failed(step, "build the copy of your workshop", Some(&copy), &err)
+        tool_failed(step, "build the copy of your workshop", Some(copy), &err)
     };
     if let Some(found) =
-        all_at_once(step, &copy, &copy_cargo, &probe, progress).map_err(in_copy)?
+        all_at_once(step, copy, copy_cargo, &probe, progress).map_err(in_copy)?
     {
         return Ok(found);
     }
     progress.say("the switching copy did not build: one function at a time");
-    one_at_a_time(step, &copy, &copy_cargo, probe, progress).map_err(in_copy)
+    one_at_a_time(step, copy, copy_cargo, probe, progress).map_err(in_copy)
 }
 
 /// What the probe is about to do, counting the participant's functions
