@@ -320,6 +320,26 @@ fn a_borrow_held_by_a_while_let_is_explained() {
     assert!(said.contains("self.ready.borrow_mut()"), "{said}");
 }
 
+/// Step 5's `poll_woken` polling its first task forever: every test spins
+/// until its own guard fails it. The probe starts with those hangs, while
+/// the tests left would only spin beside its build, and they stop: the
+/// verdict names the function, and says the tests it did not wait for.
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn a_loop_that_spins_is_named_by_the_probe_without_the_tests_left() {
+    let said = verdict_on_one_wrong(
+        "spins",
+        (5, "step05-coroutines"),
+        "Tasks::poll_woken",
+        (
+            "for &id in &polling {",
+            "while let Some(&id) = polling.first() {",
+        ),
+    );
+    assert!(said.contains("which function?"), "{said}");
+    assert!(said.contains("more tests were not run"), "{said}");
+}
+
 /// What introduces the side-by-side in a verdict (`check`'s `trace`).
 const BESIDE: &str = "demo under `LOOP_TRACE=1`, your loop beside the authors'";
 
