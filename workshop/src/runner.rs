@@ -76,7 +76,7 @@ pub use program::{Printed, merged_output_within};
 pub use programs::remove as remove_programs;
 
 pub use schedule::{
-    Ran, Settings, TestCase, list_tests, run_tests, run_tests_until,
+    Ran, Settings, SoFar, TestCase, list_tests, run_tests, run_tests_until,
 };
 
 pub use verdict::{Outcome, TestRun};

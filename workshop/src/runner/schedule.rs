@@ -190,18 +190,31 @@ pub fn run_tests(
     settings: &Settings,
     progress: &Progress,
 ) -> Ran {
-    run_tests_until(cases, settings, progress, |_, _| false)
+    run_tests_until(cases, settings, progress, |_| false)
 }
 
-/// `run_tests`, but once `enough` says the runs so far (and how many were
-/// left out, stopped after `HURRIED`) answer the caller's question, the
+/// What the tests have done so far, as `run_tests_until` asks its caller
+/// whether that is enough.
+#[derive(Debug)]
+pub struct SoFar<'r> {
+    /// The tests ended, in the order they ended.
+    pub runs: &'r [TestRun],
+    /// How many were left out, stopped after `HURRIED`.
+    pub left_out: usize,
+    /// Whether every test running has run `SLOW` or more: they may never
+    /// end.
+    pub seem_stuck: bool,
+}
+
+/// `run_tests`, but once `enough` says the tests so far answer the
+/// caller's question, the
 /// tests left are not started and those running are stopped (and left
 /// out, as `Ran::not_run`).
 pub fn run_tests_until(
     cases: &[TestCase],
     settings: &Settings,
     progress: &Progress,
-    enough: impl Fn(&[TestRun], usize) -> bool,
+    enough: impl Fn(&SoFar) -> bool,
 ) -> Ran {
     let _capped = MemoryCap::new();
     let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
@@ -269,7 +282,12 @@ pub fn run_tests_until(
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
         }
-        if !orders.stop.load(Ordering::SeqCst) && enough(&runs, left_out) {
+        let so_far = SoFar {
+            runs: &runs,
+            left_out,
+            seem_stuck: all_slow,
+        };
+        if !orders.stop.load(Ordering::SeqCst) && enough(&so_far) {
             orders.stop.store(true, Ordering::SeqCst);
             if let Ok(mut queue) = queue.lock() {
                 queue.clear();

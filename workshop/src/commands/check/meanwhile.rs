@@ -25,7 +25,7 @@ use std::thread::{Scope, ScopedJoinHandle};
 use super::probe::{self, Found};
 use super::trace;
 use super::verdict::{Suspects, suspects};
-use crate::runner::{Cargo, Progress, TestRun};
+use crate::runner::{Cargo, Progress, SoFar, TestRun};
 use crate::step::Step;
 use crate::track::Marked;
 
@@ -41,6 +41,10 @@ pub(super) struct Answers<'a> {
 /// beside the authors', or `None` when there is nothing to show.
 pub(super) struct Beside(pub Option<String>);
 
+/// The thread that makes the probe's copy ready.
+type Preparing<'scope> =
+    ScopedJoinHandle<'scope, Result<probe::WorkshopCopy, String>>;
+
 /// The trace's thread, started with the tests, and the probe's, started by
 /// the first failure that a function must answer for.
 pub(super) struct Meanwhile<'scope, 'env, 'a> {
@@ -52,10 +56,13 @@ pub(super) struct Meanwhile<'scope, 'env, 'a> {
     /// question for it (one suspect, or a change outside the functions
     /// that the verdict names first).
     suspects: Vec<&'a Marked>,
+    /// The tests the markers name: those that hang, when a step hangs.
+    own_tests: Vec<String>,
     started: Cell<bool>,
-    /// The probe's copy, being made ready, until the probe takes it.
-    copy:
-        Cell<Option<ScopedJoinHandle<'scope, Result<probe::WorkshopCopy, String>>>>,
+    /// The probe's copy, being made ready (and built ahead, once the tests
+    /// seem stuck), until the probe takes it.
+    copy: Cell<Option<Preparing<'scope>>>,
+    built_ahead: Cell<bool>,
     /// Whether the failures the probe was started by were all hangs.
     asked_about_hangs: Cell<bool>,
     probe: OnceCell<ScopedJoinHandle<'scope, (Vec<String>, Found<'a>)>>,
@@ -98,7 +105,9 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             cargo,
             progress,
             suspects,
+            own_tests: marked.iter().map(|m| m.test.clone()).collect(),
             started: Cell::new(false),
+            built_ahead: Cell::new(false),
             asked_about_hangs: Cell::new(false),
             probe: OnceCell::new(),
             trace,
@@ -106,18 +115,23 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
         }
     }
 
-    /// Looks at the tests ended so far: at the first failure a function
-    /// must answer for, starts the probe.
-    pub(super) fn look_at(&self, runs: &[TestRun]) {
+    /// Looks at the tests so far: at the first failure a function must
+    /// answer for, starts the probe; before it, once the tests running
+    /// seem stuck, builds the probe's copy ahead.
+    pub(super) fn look_at(&self, so_far: &SoFar) {
         if self.started.get() {
             return;
         }
-        let failing: Vec<TestRun> = runs
+        let failing: Vec<TestRun> = so_far
+            .runs
             .iter()
             .filter(|run| to_answer_for(run))
             .cloned()
             .collect();
         if failing.is_empty() {
+            if so_far.seem_stuck {
+                self.build_ahead(so_far.runs);
+            }
             return;
         }
         self.started.set(true);
@@ -131,9 +145,7 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             let _ = self.probe.set(self.scope.spawn(move || {
                 let asked: Vec<&TestRun> = failing.iter().collect();
                 let copy = match copy {
-                    Some(preparing) => preparing.join().unwrap_or_else(|_| {
-                        Err("making the probe's copy ready failed".to_owned())
-                    }),
+                    Some(preparing) => ready(preparing),
                     None => probe::prepare(step, cargo, progress),
                 };
                 let found = probe::find_in(step, copy, &suspects, &asked, progress);
@@ -141,6 +153,32 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
                 (failing.iter().map(|run| run.case.id()).collect(), found)
             }));
         }
+    }
+
+    /// Builds the probe's copy ahead, once, for the tests the markers name
+    /// that have not ended: when a step hangs, they are the ones that do
+    /// (they run first), and the probe reruns them.
+    fn build_ahead(&self, runs: &[TestRun]) {
+        if self.built_ahead.replace(true) {
+            return;
+        }
+        let Some(preparing) = self.copy.take() else {
+            return;
+        };
+        let mut files: Vec<String> = self
+            .own_tests
+            .iter()
+            .filter(|id| !runs.iter().any(|run| run.case.id() == **id))
+            .filter_map(|id| id.split_once("::").map(|(file, _)| file.to_owned()))
+            .collect();
+        files.sort_unstable();
+        files.dedup();
+        let (step, suspects) = (self.step, self.suspects.clone());
+        self.copy.set(Some(self.scope.spawn(move || {
+            let copy = ready(preparing)?;
+            probe::build_ahead(step, &copy, &suspects, &files);
+            Ok(copy)
+        })));
     }
 
     /// Whether the probe has named the function: the tests still running
@@ -173,6 +211,13 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
                 .map(Beside),
         }
     }
+}
+
+/// The probe's copy, once its thread has made it ready.
+fn ready(preparing: Preparing) -> Result<probe::WorkshopCopy, String> {
+    preparing
+        .join()
+        .unwrap_or_else(|_| Err("making the probe's copy ready failed".to_owned()))
 }
 
 /// A failure a written function must answer for: not a blank function's

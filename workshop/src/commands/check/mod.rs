@@ -155,18 +155,18 @@ pub fn check(
     let (ran, early) = std::thread::scope(|scope| {
         let meanwhile =
             Meanwhile::new(scope, step, &marked, (&cargo, demo), progress);
-        let ran = runner::run_tests_until(
-            &cases,
-            &settings,
-            progress,
-            |runs, left_out| {
-                meanwhile.look_at(runs);
-                let hangs = runs.iter().filter(|run| run.hung()).count();
-                meanwhile.named_the_function()
-                    || (meanwhile.asking_about_hangs() && hangs >= ENOUGH_HANGS)
-                    || a_failure_to_explain(runs, left_out, &cases, &own_tests)
-            },
-        );
+        let ran = runner::run_tests_until(&cases, &settings, progress, |so_far| {
+            meanwhile.look_at(so_far);
+            let hangs = so_far.runs.iter().filter(|run| run.hung()).count();
+            meanwhile.named_the_function()
+                || (meanwhile.asking_about_hangs() && hangs >= ENOUGH_HANGS)
+                || a_failure_to_explain(
+                    so_far.runs,
+                    so_far.left_out,
+                    &cases,
+                    &own_tests,
+                )
+        });
         (ran, meanwhile.answers())
     });
     if let Some(trouble) = ran.runs.iter().find_map(|run| tool_trouble(&run.outcome))

@@ -96,8 +96,8 @@ fn once_the_caller_has_enough_the_tests_left_stop_and_are_not_run() {
         left_out_when_hurried: Vec::new(),
     };
     let began = Instant::now();
-    let ran = run_tests_until(&cases, &settings, &Progress::new(true), |runs, _| {
-        runs.iter().any(|run| !run.outcome.passed())
+    let ran = run_tests_until(&cases, &settings, &Progress::new(true), |so_far| {
+        so_far.runs.iter().any(|run| !run.outcome.passed())
     });
     assert_eq!(ran.runs.len(), 1, "{ran:?}");
     assert!(

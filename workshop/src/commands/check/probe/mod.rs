@@ -135,6 +135,20 @@ pub fn prepare(
     })
 }
 
+/// Builds in `copy`, ahead of any failure, what the probe would build to
+/// ask about `suspects` with the tests of `files`: started when the tests
+/// running seem stuck, the build is done by the time their own guard
+/// fails them (`PATIENCE`), and the probe that follows only reruns. It
+/// took 3 s after a hang, with the tests left spinning beside it.
+pub fn build_ahead(
+    step: &Step,
+    copy: &WorkshopCopy,
+    suspects: &[&Marked],
+    files: &[String],
+) {
+    switching::build_ahead(step, &copy.root, &copy.cargo, suspects, files);
+}
+
 /// `find_in`, with the failures of the probe's own machinery as `Err`:
 /// what to tell the participant.
 fn find_in_copy<'a>(

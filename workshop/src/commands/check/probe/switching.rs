@@ -56,12 +56,10 @@ pub(super) fn all_at_once<'a>(
     // A wrong suspect's reruns hang as the participant's did, to the
     // deadline: all at once, the culprit's are not queued behind them.
     settings.at_once = cases.len().min(RERUNS_AT_ONCE);
-    let ran = runner::run_tests_until(
-        &cases,
-        &settings,
-        &Progress::new(true),
-        |runs, _| Reruns::of(probe, runs).decided(),
-    );
+    let ran =
+        runner::run_tests_until(&cases, &settings, &Progress::new(true), |so_far| {
+            Reruns::of(probe, so_far.runs).decided()
+        });
     Ok(Some(Reruns::of(probe, &ran.runs).verdict()))
 }
 
@@ -247,8 +245,12 @@ fn write_switches(
     for (file, text) in &mut switched {
         let theirs = step.read(file);
         let path = copy.join(&step.folder).join(&*file);
-        fs::write(&path, &*text)
-            .map_err(|err| format!("{}: {err}", path.display()))?;
+        // Written again the same (by `build_ahead`, then the probe), it
+        // would look newer to Cargo than its build, and be built again.
+        if fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            fs::write(&path, &*text)
+                .map_err(|err| format!("{}: {err}", path.display()))?;
+        }
         *text = theirs;
     }
     Ok(Some(switched))
@@ -272,6 +274,30 @@ pub(super) fn switch(order: usize, authors: &str, theirs: &str) -> String {
 fn put_back(step: &Step, copy: &Path, switched: &[(String, String)]) {
     for (file, theirs) in switched {
         let _ = fs::write(copy.join(&step.folder).join(file), theirs);
+    }
+}
+
+/// Builds the switching copy and the test files `files` in it, before any
+/// test has failed, so that the probe that follows finds them built and
+/// only reruns (see `probe::build_ahead`). Whatever fails here, the probe
+/// meets again and says.
+pub(super) fn build_ahead(
+    step: &Step,
+    copy: &Path,
+    copy_cargo: &Cargo,
+    suspects: &[&Marked],
+    files: &[String],
+) {
+    let quiet = Progress::new(true);
+    if !matches!(write_switches(step, copy, suspects), Ok(Some(_))) {
+        return;
+    }
+    if matches!(runner::build_tests(copy_cargo, files, &quiet), Ok(Ok(_))) {
+        if let Ok(programs) =
+            runner::build_programs(copy_cargo, &step.package(), &quiet)
+        {
+            runner::remove_programs(&programs);
+        }
     }
 }
 
