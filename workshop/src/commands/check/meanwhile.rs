@@ -1,21 +1,23 @@
 //! What a verdict on a failure needs besides the tests, started while the
-//! tests still run: what the loop did (`trace`, the demo run with
-//! `LOOP_TRACE=1`) and the probe's copy of the workshop, with the tests;
-//! which function (`probe`, when more than one differs from the
-//! authors'), with the first failure.
+//! tests still run. With the tests: what the loop did (`trace`, the demo
+//! run with `LOOP_TRACE=1`), and, when more than one written function
+//! differs from the authors', the probe's copy of the workshop, made ready
+//! and built with each suspect's switch (`probe::build_ahead`). With the
+//! first failure: the probe's question, which function.
 //!
 //! One after another, after the last test, the three made a participant
 //! wait 15 to 23 s after a save for a verdict on step 5 (measured in
 //! `watch`): 12 s of tests, most of them spent on tests that hang once a
-//! wake-up is lost, then 3 s of probe and 2 s of trace, 8 s when the demo
-//! hangs too. The demo needs no failure, and the probe only one to ask its
-//! question; and once the probe has named the function, the tests still
-//! running add nothing the verdict needs, so they stop.
+//! wake-up is lost, then 3 to 4 s of probe (its build, mostly) and 2 s of
+//! trace, 8 s when the demo hangs too. Neither the demo nor the probe's
+//! build needs a failure, and the probe's question needs only one; once
+//! the probe has named the function, the tests still running add nothing
+//! the verdict needs, so they stop.
 //!
-//! Most tests wait rather than compute (on timers, on a loop that hangs),
-//! so the probe's build and the demo beside them cost them little on two
-//! cores. A demo that ends (0.7 to 4.2 s, steps 3 to 8) ends before the
-//! tests of a step that passes, whose verdict then waits for nothing.
+//! Most tests wait rather than compute (on timers, on sockets, on a loop
+//! that hangs), so the build and the demo beside them cost them little on
+//! two cores. A demo that ends (0.7 to 4.2 s, steps 3 to 8) ends before
+//! the tests of a step that passes, whose verdict then waits for nothing.
 
 use std::cell::{Cell, OnceCell};
 use std::sync::Arc;
@@ -56,13 +58,10 @@ pub(super) struct Meanwhile<'scope, 'env, 'a> {
     /// question for it (one suspect, or a change outside the functions
     /// that the verdict names first).
     suspects: Vec<&'a Marked>,
-    /// The tests the markers name: those that hang, when a step hangs.
-    own_tests: Vec<String>,
     started: Cell<bool>,
-    /// The probe's copy, being made ready (and built ahead, once the tests
-    /// seem stuck), until the probe takes it.
+    /// The probe's copy, being made ready and built ahead, until the probe
+    /// takes it.
     copy: Cell<Option<Preparing<'scope>>>,
-    built_ahead: Cell<bool>,
     /// Whether the failures the probe was started by were all hangs.
     asked_about_hangs: Cell<bool>,
     probe: OnceCell<ScopedJoinHandle<'scope, (Vec<String>, Found<'a>)>>,
@@ -96,8 +95,14 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
                 scope.spawn(move || trace::beside(step, demo, &Progress::new(true))),
             );
         }
-        let copy = (!suspects.is_empty())
-            .then(|| scope.spawn(move || probe::prepare(step, cargo, progress)));
+        let copy = (!suspects.is_empty()).then(|| {
+            let (suspects, files) = (suspects.clone(), own_test_files(marked));
+            scope.spawn(move || {
+                let copy = probe::prepare(step, cargo, progress)?;
+                probe::build_ahead(step, &copy, &suspects, &files);
+                Ok(copy)
+            })
+        });
         Meanwhile {
             copy: Cell::new(copy),
             scope,
@@ -105,9 +110,7 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             cargo,
             progress,
             suspects,
-            own_tests: marked.iter().map(|m| m.test.clone()).collect(),
             started: Cell::new(false),
-            built_ahead: Cell::new(false),
             asked_about_hangs: Cell::new(false),
             probe: OnceCell::new(),
             trace,
@@ -116,8 +119,7 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
     }
 
     /// Looks at the tests so far: at the first failure a function must
-    /// answer for, starts the probe; before it, once the tests running
-    /// seem stuck, builds the probe's copy ahead.
+    /// answer for, starts the probe.
     pub(super) fn look_at(&self, so_far: &SoFar) {
         if self.started.get() {
             return;
@@ -129,9 +131,6 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             .cloned()
             .collect();
         if failing.is_empty() {
-            if so_far.seem_stuck {
-                self.build_ahead(so_far.runs);
-            }
             return;
         }
         self.started.set(true);
@@ -153,32 +152,6 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
                 (failing.iter().map(|run| run.case.id()).collect(), found)
             }));
         }
-    }
-
-    /// Builds the probe's copy ahead, once, for the tests the markers name
-    /// that have not ended: when a step hangs, they are the ones that do
-    /// (they run first), and the probe reruns them.
-    fn build_ahead(&self, runs: &[TestRun]) {
-        if self.built_ahead.replace(true) {
-            return;
-        }
-        let Some(preparing) = self.copy.take() else {
-            return;
-        };
-        let mut files: Vec<String> = self
-            .own_tests
-            .iter()
-            .filter(|id| !runs.iter().any(|run| run.case.id() == **id))
-            .filter_map(|id| id.split_once("::").map(|(file, _)| file.to_owned()))
-            .collect();
-        files.sort_unstable();
-        files.dedup();
-        let (step, suspects) = (self.step, self.suspects.clone());
-        self.copy.set(Some(self.scope.spawn(move || {
-            let copy = ready(preparing)?;
-            probe::build_ahead(step, &copy, &suspects, &files);
-            Ok(copy)
-        })));
     }
 
     /// Whether the probe has named the function: the tests still running
@@ -218,6 +191,18 @@ fn ready(preparing: Preparing) -> Result<probe::WorkshopCopy, String> {
     preparing
         .join()
         .unwrap_or_else(|_| Err("making the probe's copy ready failed".to_owned()))
+}
+
+/// The test files of the tests the markers name: they run first, so the
+/// first failure is most often theirs, and the probe reruns it there.
+fn own_test_files(marked: &[Marked]) -> Vec<String> {
+    let mut files: Vec<String> = marked
+        .iter()
+        .filter_map(|m| m.test.split_once("::").map(|(file, _)| file.to_owned()))
+        .collect();
+    files.sort_unstable();
+    files.dedup();
+    files
 }
 
 /// A failure a written function must answer for: not a blank function's

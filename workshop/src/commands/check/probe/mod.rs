@@ -136,10 +136,10 @@ pub fn prepare(
 }
 
 /// Builds in `copy`, ahead of any failure, what the probe would build to
-/// ask about `suspects` with the tests of `files`: started when the tests
-/// running seem stuck, the build is done by the time their own guard
-/// fails them (`PATIENCE`), and the probe that follows only reruns. It
-/// took 3 s after a hang, with the tests left spinning beside it.
+/// ask about `suspects` with the tests of `files`: started with the tests,
+/// it is mostly done by their first failure, and the probe that follows
+/// only reruns. Built after the failure, it cost 3 to 4 s of every
+/// verdict (step 4: 4.4 s of the 6.4 s from the tests' start).
 pub fn build_ahead(
     step: &Step,
     copy: &WorkshopCopy,
