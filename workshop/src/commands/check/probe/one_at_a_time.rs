@@ -21,7 +21,6 @@ pub(super) fn one_at_a_time<'a>(
     probe: Probe<'a>,
     progress: &Progress,
 ) -> Result<Found<'a>, String> {
-    super::switching::forget_switches(copy);
     let mut rerun = probe.rerun;
     if probe.as_they_are {
         progress.say("rerunning the failures in a copy");

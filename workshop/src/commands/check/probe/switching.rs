@@ -14,7 +14,6 @@ use crate::runner::{
 };
 use crate::step::Step;
 use crate::track::{self, Marked};
-use crate::warm_copy;
 
 /// Set in a rerun test's environment: the place in the track of the
 /// suspect whose authors' body the switching copy runs; unset, it runs
@@ -246,53 +245,18 @@ fn write_switches(
     for (file, text) in &mut switched {
         let theirs = step.read(file);
         let path = copy.join(&step.folder).join(&*file);
-        write_keeping_its_time(
-            &path,
-            text,
-            &last_switched(copy, &step.folder, file),
-        )
-        .map_err(|err| format!("{}: {err}", path.display()))?;
+        // Written again the same (by `build_ahead`, then by the probe of
+        // the same check), it would look newer to Cargo than its build, and
+        // be built again. (Not across checks: each check makes the copy's
+        // sources and build the participant's again, `prepare_copy`, and
+        // Cargo must then see the switches as new.)
+        if fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            fs::write(&path, &*text)
+                .map_err(|err| format!("{}: {err}", path.display()))?;
+        }
         *text = theirs;
     }
     Ok(Some(switched))
-}
-
-/// Where the switched text of `file` last written in the copy is kept,
-/// with the time it was written: beside the copy, not in it.
-fn last_switched(copy: &Path, folder: &str, file: &str) -> PathBuf {
-    let probe = copy.parent().unwrap_or(copy);
-    probe.join(SWITCHED).join(folder).join(file)
-}
-
-/// The folder of `last_switched`.
-const SWITCHED: &str = "switched";
-
-/// Writes `text` at `path` with the time it had when last written so:
-/// each check makes the copy's sources the participant's again
-/// (`warm_copy::sync_tree`) before the switches go back in, and a switched
-/// file written anew looks newer to Cargo than its build, which it builds
-/// again (3 to 4 s of every verdict, the same text each time). Only the
-/// switches write `last`, and only a build of other text (`one_at_a_time`)
-/// may follow theirs (it forgets them first: `forget_switches`), so the
-/// copy's build of a text kept with its time is the build of that text.
-pub(super) fn write_keeping_its_time(
-    path: &Path,
-    text: &str,
-    last: &Path,
-) -> std::io::Result<()> {
-    fs::write(path, text)?;
-    if fs::read_to_string(last).ok().as_deref() == Some(text) {
-        return warm_copy::same_time(last, path);
-    }
-    fs::create_dir_all(last.parent().unwrap_or(last))?;
-    warm_copy::copy_with_times(path, last)
-}
-
-/// Forgets the switched texts kept: the copy is about to be built with
-/// other text, and a switched file written back later must look new.
-pub(super) fn forget_switches(copy: &Path) {
-    let probe = copy.parent().unwrap_or(copy);
-    let _ = fs::remove_dir_all(probe.join(SWITCHED));
 }
 
 /// A body that runs the authors' `authors` when `AUTHORS_BODY` is `order`

@@ -1,8 +1,6 @@
 //! The probe's verdict from made-up reruns, and the switch's text.
 
-use super::switching::{
-    AUTHORS_BODY, Reruns, forget_switches, switch, write_keeping_its_time,
-};
+use super::switching::{AUTHORS_BODY, Reruns, switch};
 use super::*;
 use crate::runner::Outcome;
 use std::path::PathBuf;
@@ -188,43 +186,4 @@ fn the_probe_counts_the_functions_written_as_the_participant_does() {
         "{}",
         which_function(1, 4)
     );
-}
-
-/// Written the same again, a switched file keeps the time it was first
-/// written, so Cargo does not build it again; other text, or the same
-/// after the switches were forgotten, is new to Cargo.
-#[test]
-fn a_switched_file_written_the_same_again_keeps_its_time() {
-    let scratch =
-        std::env::temp_dir().join(format!("probe-times-{}", std::process::id()));
-    let (file, last) =
-        (scratch.join("copy/lib.rs"), scratch.join("switched/lib.rs"));
-    fs::create_dir_all(file.parent().unwrap()).unwrap();
-    let time_of = |path: &Path| fs::metadata(path).unwrap().modified().unwrap();
-    let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
-
-    let set_time = |path: &Path| {
-        fs::File::options()
-            .write(true)
-            .open(path)
-            .unwrap()
-            .set_modified(an_hour_ago)
-            .unwrap();
-    };
-    write_keeping_its_time(&file, "switched", &last).unwrap();
-    set_time(&last);
-    fs::write(&file, "the participant's").unwrap();
-    write_keeping_its_time(&file, "switched", &last).unwrap();
-    let kept = time_of(&file);
-    write_keeping_its_time(&file, "switched otherwise", &last).unwrap();
-    let other = time_of(&file);
-    set_time(&last);
-    forget_switches(&scratch.join("copy"));
-    write_keeping_its_time(&file, "switched otherwise", &last).unwrap();
-    let after_forgetting = time_of(&file);
-
-    let _ = fs::remove_dir_all(&scratch);
-    assert_eq!(kept, an_hour_ago);
-    assert!(other > an_hour_ago);
-    assert!(after_forgetting > an_hour_ago);
 }
