@@ -10,11 +10,12 @@
 //! written says so instead: its trace is about that one. If they do not
 //! differ, or the demo's trace cannot be had, it says nothing.
 
+use std::cell::Cell;
 use std::env::consts::EXE_SUFFIX;
 use std::fs;
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::pinned_trace;
 use crate::runner::{self, Cargo, Progress, TestRun};
@@ -22,8 +23,10 @@ use crate::step::Step;
 
 /// How long the demo may run. It is stopped as soon as its last pinned
 /// part is whole: after 2 s in step 3, 1.3 s in step 5, 4 s in step 4 (the
-/// slowest), at once in step 8. A wrong loop that never ends is stopped
-/// here, and its trace so far shown.
+/// slowest), at once in step 8; or as soon as a turn it has finished
+/// differs from the authors' (`parted_already`). A wrong loop that never
+/// ends and never parts from theirs is stopped here, and its trace so far
+/// shown.
 const DEMO_LIMIT: Duration = Duration::from_secs(8);
 
 /// Each column's width, in characters: two columns, a mark and a bar in
@@ -61,10 +64,21 @@ pub(super) fn beside(
         .current_dir(&step.root)
         .env("LOOP_TRACE", "1")
         .env("RUST_BACKTRACE", "0");
+    let looked = Cell::new((Instant::now(), 0));
     let printed = runner::merged_output_within(command, DEMO_LIMIT, |so_far| {
-        titles
+        if titles
             .iter()
             .all(|title| pinned_trace::section_complete(so_far, title))
+        {
+            return true;
+        }
+        // Not at every 20 ms: a loop that spins prints fast.
+        let (when, length) = looked.get();
+        if so_far.len() == length || when.elapsed() < LOOK_AGAIN {
+            return false;
+        }
+        looked.set((Instant::now(), so_far.len()));
+        parted_already(so_far, &titles, &theirs)
     })
     .ok()?;
     // The parts the tests pin, as they join them.
@@ -113,6 +127,28 @@ pub(super) fn beside(
          -p step{n:02}` shows your whole trace.\n\n{}",
         shown.which, shown.table
     ))
+}
+
+/// How often a demo's trace so far is set beside the authors'.
+const LOOK_AGAIN: Duration = Duration::from_millis(200);
+
+/// Whether the demo's trace so far already parts from the authors' in a
+/// turn it has finished (a turn is finished once the next has begun): what
+/// it prints next cannot change that turn, and a demo that hangs after it
+/// kept the verdict waiting for `DEMO_LIMIT` (a `read_wait` of step 4 that
+/// files its callback as a writer's: 8 s).
+fn parted_already(so_far: &str, titles: &[&str], theirs: &str) -> bool {
+    let whole_lines = &so_far[..so_far.rfind('\n').map_or(0, |end| end + 1)];
+    let parts: Vec<String> = titles
+        .iter()
+        .map_while(|title| pinned_trace::section(whole_lines, title))
+        .collect();
+    let yours = pinned_trace::redacted(&parts.join("\n"));
+    let yours = without_own_prints(&yours, theirs);
+    let (yours, theirs) = (turns(&yours), turns(theirs));
+    let finished = yours.len().saturating_sub(1);
+    (0..finished)
+        .any(|at| theirs.get(at).map(|turn| &turn.lines) != Some(&yours[at].lines))
 }
 
 /// What the failing trace tests' changed lines say: a line of the

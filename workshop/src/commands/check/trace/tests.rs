@@ -206,3 +206,28 @@ fn a_step_without_turns_is_one_block() {
     assert_eq!(shown.which, "the part \"callbacks\" (a loop without turns)");
     assert!(shown.table.contains("> Down 5"), "{}", shown.table);
 }
+
+const TITLES: [&str; 2] = ["One after the other", "Equal deadlines"];
+
+#[test]
+fn a_demo_printing_the_authors_trace_has_not_parted_even_mid_turn() {
+    for end in [60, 150, THEIRS.len() - 40, THEIRS.len()] {
+        assert!(!parted_already(&THEIRS[..end], &TITLES, THEIRS), "{end}");
+    }
+}
+
+#[test]
+fn a_finished_turn_that_differs_has_parted_an_unfinished_one_not_yet() {
+    let yours =
+        THEIRS.replace("first timer\nsecond timer", "second timer\nfirst timer");
+    let next_turn = yours.rfind("[+#.### s] turn 2").expect("a second turn");
+    assert!(!parted_already(&yours[..next_turn], &TITLES, THEIRS));
+    let its_first_line =
+        next_turn + yours[next_turn..].find('\n').expect("a line") + 1;
+    assert!(!parted_already(
+        &yours[..its_first_line - 1],
+        &TITLES,
+        THEIRS
+    ));
+    assert!(parted_already(&yours[..its_first_line], &TITLES, THEIRS));
+}
