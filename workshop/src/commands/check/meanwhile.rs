@@ -22,7 +22,8 @@
 use std::cell::{Cell, OnceCell};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::{Scope, ScopedJoinHandle};
+use std::thread::{self, Scope, ScopedJoinHandle};
+use std::time::{Duration, Instant};
 
 use super::probe::{self, Found};
 use super::trace;
@@ -66,6 +67,8 @@ pub(super) struct Meanwhile<'scope, 'env, 'a> {
     asked_about_hangs: Cell<bool>,
     probe: OnceCell<ScopedJoinHandle<'scope, (Vec<String>, Found<'a>)>>,
     trace: OnceCell<ScopedJoinHandle<'scope, Option<String>>>,
+    /// Set when the verdict will wait no longer for the demo's trace.
+    trace_enough: Arc<AtomicBool>,
     named: Arc<AtomicBool>,
 }
 
@@ -88,12 +91,14 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             }
             _ => Vec::new(),
         };
+        let trace_enough = Arc::new(AtomicBool::new(false));
         let trace = OnceCell::new();
         if let Some(demo) = demo.filter(|_| blame_possible) {
             // Quiet: nobody needs to hear of it unless a function is blamed.
-            let _ = trace.set(
-                scope.spawn(move || trace::beside(step, demo, &Progress::new(true))),
-            );
+            let _ = trace.set(scope.spawn({
+                let enough = Arc::clone(&trace_enough);
+                move || trace::beside(step, demo, &Progress::new(true), &enough)
+            }));
         }
         let copy = (!suspects.is_empty()).then(|| {
             let (suspects, files) = (suspects.clone(), own_test_files(marked));
@@ -114,6 +119,7 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             asked_about_hangs: Cell::new(false),
             probe: OnceCell::new(),
             trace,
+            trace_enough,
             named: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -169,22 +175,37 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
         self.asked_about_hangs.get() && self.probe.get().is_some()
     }
 
-    /// The answers, once their threads have ended.
-    pub(super) fn answers(self) -> Answers<'a> {
+    /// The answers, once their threads have ended: the demo's trace is
+    /// waited for `TRACE_GRACE` at most when a test `failed`, else not at
+    /// all (it is shown only beside a function blamed).
+    pub(super) fn answers(self, failed: bool) -> Answers<'a> {
         // Made ready for a probe that was not needed: let go of it.
         if let Some(preparing) = self.copy.take() {
             let _ = preparing.join();
         }
+        let probe = self.probe.into_inner().and_then(|probe| probe.join().ok());
+        let trace = self.trace.into_inner().and_then(|trace| {
+            let grace = if failed { TRACE_GRACE } else { Duration::ZERO };
+            let began = Instant::now();
+            while !trace.is_finished() && began.elapsed() < grace {
+                thread::sleep(Duration::from_millis(20));
+            }
+            self.trace_enough.store(true, Ordering::SeqCst);
+            trace.join().ok()
+        });
         Answers {
-            probe: self.probe.into_inner().and_then(|probe| probe.join().ok()),
-            trace: self
-                .trace
-                .into_inner()
-                .and_then(|trace| trace.join().ok())
-                .map(Beside),
+            probe,
+            trace: trace.map(Beside),
         }
     }
 }
+
+/// How long a verdict otherwise ready waits for the demo's trace: a demo
+/// that hangs before the part the tests pin (step 4's `read_wait` filing
+/// its callback as a writer's) has nothing to show, and kept the verdict
+/// waiting for `trace::DEMO_LIMIT` (8 s); one that parts from the
+/// authors' in a turn it finished is stopped there already.
+const TRACE_GRACE: Duration = Duration::from_secs(2);
 
 /// The probe's copy, once its thread has made it ready.
 fn ready(preparing: Preparing) -> Result<probe::WorkshopCopy, String> {

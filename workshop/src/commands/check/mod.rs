@@ -167,7 +167,8 @@ pub fn check(
                     &own_tests,
                 )
         });
-        (ran, meanwhile.answers())
+        let failed = ran.runs.iter().any(|run| !run.outcome.passed());
+        (ran, meanwhile.answers(failed))
     });
     if let Some(trouble) = ran.runs.iter().find_map(|run| tool_trouble(&run.outcome))
     {

@@ -15,6 +15,7 @@ use std::env::consts::EXE_SUFFIX;
 use std::fs;
 use std::path::PathBuf;
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::pinned_trace;
@@ -39,11 +40,14 @@ const SHOWN: usize = 20;
 /// Step `step`'s demo run with `LOOP_TRACE=1` (built by `check`), its
 /// first turn that differs from the authors' pinned trace beside theirs;
 /// or that the demo stopped at a `todo!()`; `None` where the step pins no
-/// trace, its program is not there, or the traces do not differ.
+/// trace, its program is not there, or the traces do not differ. Once
+/// `enough` is set, the demo is stopped where it is: the verdict is ready
+/// without it (`meanwhile`).
 pub(super) fn beside(
     step: &Step,
     cargo: &Cargo,
     progress: &Progress,
+    enough: &AtomicBool,
 ) -> Option<String> {
     let n = step.number;
     let pinned =
@@ -65,7 +69,12 @@ pub(super) fn beside(
         .env("LOOP_TRACE", "1")
         .env("RUST_BACKTRACE", "0");
     let looked = Cell::new((Instant::now(), 0));
+    let cut_short = Cell::new(false);
     let printed = runner::merged_output_within(command, DEMO_LIMIT, |so_far| {
+        if enough.load(Ordering::SeqCst) {
+            cut_short.set(true);
+            return true;
+        }
         if titles
             .iter()
             .all(|title| pinned_trace::section_complete(so_far, title))
@@ -94,6 +103,10 @@ pub(super) fn beside(
              ends where it stopped.",
             DEMO_LIMIT.as_secs()
         )
+    } else if cut_short.get() {
+        " Your demo had not ended when the rest of the verdict was ready, and \
+         was stopped: its trace ends where it stopped."
+            .to_owned()
     } else {
         String::new()
     };

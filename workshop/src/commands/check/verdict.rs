@@ -2,6 +2,8 @@
 //! fix next and the test that shows it best, or that no one function can
 //! be named and why.
 
+use std::sync::atomic::AtomicBool;
+
 use super::meanwhile::{Answers, Beside};
 use super::prints;
 use super::probe::{self, Found};
@@ -137,7 +139,12 @@ fn verdict_on_failures<'a>(
         match blamed {
             Found::Culprit(blame) => {
                 let beside = early.trace.map_or_else(
-                    || demo.and_then(|demo| trace::beside(step, demo, progress)),
+                    || {
+                        let go_on = AtomicBool::new(false);
+                        demo.and_then(|demo| {
+                            trace::beside(step, demo, progress, &go_on)
+                        })
+                    },
                     |Beside(beside)| beside,
                 );
                 return Ok(not_right(
