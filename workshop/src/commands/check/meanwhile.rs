@@ -59,6 +59,8 @@ pub(super) struct Meanwhile<'scope, 'env, 'a> {
     /// question for it (one suspect, or a change outside the functions
     /// that the verdict names first).
     suspects: Vec<&'a Marked>,
+    /// The tests the markers name, which run first.
+    own_tests: Vec<String>,
     started: Cell<bool>,
     /// The probe's copy, being made ready and built ahead, until the probe
     /// takes it.
@@ -115,6 +117,7 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             cargo,
             progress,
             suspects,
+            own_tests: marked.iter().map(|m| m.test.clone()).collect(),
             started: Cell::new(false),
             asked_about_hangs: Cell::new(false),
             probe: OnceCell::new(),
@@ -124,8 +127,8 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
         }
     }
 
-    /// Looks at the tests so far: at the first failure a function must
-    /// answer for, starts the probe.
+    /// Looks at the tests so far: once the failures a function must answer
+    /// for are enough to ask the probe (`enough_to_ask`), starts it.
     pub(super) fn look_at(&self, so_far: &SoFar) {
         if self.started.get() {
             return;
@@ -136,7 +139,7 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             .filter(|run| to_answer_for(run))
             .cloned()
             .collect();
-        if failing.is_empty() {
+        if !self.enough_to_ask(&failing, so_far.runs) {
             return;
         }
         self.started.set(true);
@@ -158,6 +161,29 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
                 (failing.iter().map(|run| run.case.id()).collect(), found)
             }));
         }
+    }
+
+    /// Whether `failing` are enough for the probe's question: as many as it
+    /// reruns (`probe::RERUN`) of one file, as it asks after the tests; or
+    /// all the markers' tests have ended; or a test hung (hangs come
+    /// together, and each more costs a deadline). Asked about one quick
+    /// failure, a test whose failure comes and goes (a socket's data there
+    /// before the read, or not) could pass with the wrong suspect's switch,
+    /// and the wrong function was named.
+    fn enough_to_ask(&self, failing: &[TestRun], runs: &[TestRun]) -> bool {
+        let of_one_file = failing.iter().any(|run| {
+            failing
+                .iter()
+                .filter(|other| other.case.file == run.case.file)
+                .count()
+                >= probe::RERUN
+        });
+        let own_ended = self
+            .own_tests
+            .iter()
+            .all(|id| runs.iter().any(|run| run.case.id() == *id));
+        !failing.is_empty()
+            && (of_one_file || own_ended || failing.iter().any(TestRun::hung))
     }
 
     /// Whether the probe has named the function: the tests still running

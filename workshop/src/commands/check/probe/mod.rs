@@ -44,7 +44,7 @@ use super::{Blame, machine_trouble};
 use crate::step::Step;
 
 /// How many failing tests are rerun for each suspect (and as they are).
-const RERUN: usize = 2;
+pub(super) const RERUN: usize = 2;
 
 /// What putting the authors' functions back found.
 pub enum Found<'a> {
