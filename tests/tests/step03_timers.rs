@@ -134,11 +134,13 @@ fn waiting_for_a_timer_costs_no_cpu_but_polling_the_clock_does() {
         human(wall),
         human(sleeping_cpu)
     );
-    // Polling the clock keeps a core busy. Even when other processes take
-    // most of it, this thread gets a twentieth (a tenth was seen to fail
-    // with four builds sharing two cores); on an idle machine it is ~100%.
+    // Polling the clock keeps a core busy: on an idle machine ~100% of the
+    // wait. Others may take most of it: a tenth was seen to fail with four
+    // builds sharing two cores, a twentieth (17 ms in 352 ms) with a load
+    // of 8. A hundredth still tells polling from sleeping, which the next
+    // line says outright.
     assert!(
-        polling_cpu > naive_wall / 20,
+        polling_cpu > naive_wall / 100,
         "polling used only {polling_cpu:?} of CPU in {naive_wall:?}"
     );
     assert!(polling_cpu > sleeping_cpu * 10);

@@ -201,6 +201,9 @@ pub struct SoFar<'r> {
     pub runs: &'r [TestRun],
     /// How many were left out, stopped after `HURRIED`.
     pub left_out: usize,
+    /// Whether every test running has run `SLOW` or more: they may never
+    /// end.
+    pub seem_stuck: bool,
 }
 
 /// `run_tests`, but once `enough` says the tests so far answer the
@@ -282,6 +285,7 @@ pub fn run_tests_until(
         let so_far = SoFar {
             runs: &runs,
             left_out,
+            seem_stuck: all_slow,
         };
         if !orders.stop.load(Ordering::SeqCst) && enough(&so_far) {
             orders.stop.store(true, Ordering::SeqCst);

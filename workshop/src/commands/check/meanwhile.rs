@@ -1,9 +1,10 @@
 //! What a verdict on a failure needs besides the tests, started while the
 //! tests still run. With the tests: what the loop did (`trace`, the demo
-//! run with `LOOP_TRACE=1`), and, when more than one written function
-//! differs from the authors', the probe's copy of the workshop, made ready
-//! and built with each suspect's switch (`probe::build_ahead`). With the
-//! first failure: the probe's question, which function.
+//! run with `LOOP_TRACE=1`). With the first failure, when more than one
+//! written function differs from the authors': the probe's copy of the
+//! workshop, made ready and built with each suspect's switch
+//! (`probe::build_ahead`); with enough failures, the probe's question,
+//! which function.
 //!
 //! One after another, after the last test, the three made a participant
 //! wait 15 to 23 s after a save for a verdict on step 5 (measured in
@@ -59,9 +60,12 @@ pub(super) struct Meanwhile<'scope, 'env, 'a> {
     /// question for it (one suspect, or a change outside the functions
     /// that the verdict names first).
     suspects: Vec<&'a Marked>,
-    /// The tests the markers name, which run first.
+    /// The tests the markers name, which run first, and their files.
     own_tests: Vec<String>,
+    own_test_files: Vec<String>,
     started: Cell<bool>,
+    /// Whether the probe's copy is being made ready (`build_ahead`).
+    building: Cell<bool>,
     /// The probe's copy, being made ready and built ahead, until the probe
     /// takes it.
     copy: Cell<Option<Preparing<'scope>>>,
@@ -102,16 +106,9 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
                 move || trace::beside(step, demo, &Progress::new(true), &enough)
             }));
         }
-        let copy = (!suspects.is_empty()).then(|| {
-            let (suspects, files) = (suspects.clone(), own_test_files(marked));
-            scope.spawn(move || {
-                let copy = probe::prepare(step, cargo, progress)?;
-                probe::build_ahead(step, &copy, &suspects, &files);
-                Ok(copy)
-            })
-        });
         Meanwhile {
-            copy: Cell::new(copy),
+            copy: Cell::new(None),
+            own_test_files: own_test_files(marked),
             scope,
             step,
             cargo,
@@ -119,6 +116,7 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             suspects,
             own_tests: marked.iter().map(|m| m.test.clone()).collect(),
             started: Cell::new(false),
+            building: Cell::new(false),
             asked_about_hangs: Cell::new(false),
             probe: OnceCell::new(),
             trace,
@@ -127,8 +125,10 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
         }
     }
 
-    /// Looks at the tests so far: once the failures a function must answer
-    /// for are enough to ask the probe (`enough_to_ask`), starts it.
+    /// Looks at the tests so far: at the first failure a function must
+    /// answer for, or once the tests running seem stuck, makes the probe's
+    /// copy ready and builds it; once the failures are enough to ask the
+    /// probe (`enough_to_ask`), starts it.
     pub(super) fn look_at(&self, so_far: &SoFar) {
         if self.started.get() {
             return;
@@ -139,6 +139,9 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             .filter(|run| to_answer_for(run))
             .cloned()
             .collect();
+        if !failing.is_empty() || so_far.seem_stuck {
+            self.build_ahead();
+        }
         if !self.enough_to_ask(&failing, so_far.runs) {
             return;
         }
@@ -161,6 +164,24 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
                 (failing.iter().map(|run| run.case.id()).collect(), found)
             }));
         }
+    }
+
+    /// Makes the probe's copy ready and builds it with the switches, for
+    /// the markers' tests, once: started with the first failure (or the
+    /// first sign of a hang), it is mostly done when the failures are enough
+    /// to ask the probe, which then only reruns. Not started with the
+    /// tests: a step that passes would pay for it, 1 to 2 s on two cores.
+    fn build_ahead(&self) {
+        if self.suspects.is_empty() || self.building.replace(true) {
+            return;
+        }
+        let (step, cargo, progress) = (self.step, self.cargo, self.progress);
+        let (suspects, files) = (self.suspects.clone(), self.own_test_files.clone());
+        self.copy.set(Some(self.scope.spawn(move || {
+            let copy = probe::prepare(step, cargo, progress)?;
+            probe::build_ahead(step, &copy, &suspects, &files);
+            Ok(copy)
+        })));
     }
 
     /// Whether `failing` are enough for the probe's question: as many as it
