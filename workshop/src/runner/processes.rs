@@ -30,6 +30,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// A process `check` started and has not reaped yet.
@@ -42,6 +43,18 @@ enum Started {
 }
 
 static STARTED: Mutex<Vec<Started>> = Mutex::new(Vec::new());
+
+/// Set once `check` ends everything it started, to exit: a worker that
+/// starts a test after that (the verdict or a closed reader ends the check
+/// while tests still run) would leave it running, as a second closed
+/// reader's check left a trace test and its demo. Read and set with
+/// `STARTED` held.
+static ENDING: AtomicBool = AtomicBool::new(false);
+
+/// The error of a process not started because `check` is ending.
+fn ending() -> io::Error {
+    io::Error::other("not started: the check is ending")
+}
 
 fn started() -> std::sync::MutexGuard<'static, Vec<Started>> {
     STARTED
@@ -59,6 +72,9 @@ pub(super) fn spawn_test(command: &mut Command) -> io::Result<Child> {
         command.env(STARTED_BY, &record.owner);
     }
     let mut noted = started();
+    if ENDING.load(Ordering::SeqCst) {
+        return Err(ending());
+    }
     let child = command.spawn()?;
     noted.push(Started::Group(child.id()));
     if let Some(record) = record {
@@ -70,6 +86,9 @@ pub(super) fn spawn_test(command: &mut Command) -> io::Result<Child> {
 /// Starts Cargo, noted until `forget_cargo`.
 pub(super) fn spawn_cargo(command: &mut Command) -> io::Result<Child> {
     let mut noted = started();
+    if ENDING.load(Ordering::SeqCst) {
+        return Err(ending());
+    }
     let child = command.spawn()?;
     noted.push(Started::Process(child.id()));
     Ok(child)
@@ -171,7 +190,11 @@ pub fn adopt_orphans() {
 /// Ends every noted process and orphan: how many were noted.
 #[cfg(unix)]
 fn end_all() -> usize {
-    let noted = started().clone();
+    let noted = {
+        let noted = started();
+        ENDING.store(true, Ordering::SeqCst);
+        noted.clone()
+    };
     for process in &noted {
         use rustix::process::{Signal, kill_process, kill_process_group};
         match *process {
