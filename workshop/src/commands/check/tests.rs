@@ -3,7 +3,7 @@
 
 use super::compile::{does_not_compile, machine_trouble};
 use super::meanwhile::Answers;
-use super::verdict::{fn_line, not_right, verdict_on};
+use super::verdict::{fn_line, not_right, start_with, verdict_on};
 use super::*;
 use crate::readable;
 use crate::runner::{CompileError, Outcome, Ran, TestCase, TestRun};
@@ -527,4 +527,35 @@ fn a_dbg_over_several_lines_is_one_print() {
         )),
         "{report}"
     );
+}
+
+/// Several functions wrong, none fixed alone by the authors' version: the
+/// verdict says where to start, the first in track order whose own test
+/// fails, not which is wrong.
+#[test]
+fn with_no_one_function_named_the_first_whose_own_test_fails_is_where_to_start() {
+    let step = step("5");
+    let marked = step.track().expect("step 5's track");
+    let own_test = |function: &str| {
+        marked
+            .iter()
+            .find(|m| m.function == function)
+            .map(|m| m.test.clone())
+            .expect("marked")
+    };
+    let poll_task = failed(&own_test("Tasks::poll_task"), "out of order");
+    let wake = failed(&own_test("TaskWaker::wake_by_ref"), "polled twice");
+    let other = failed("step05_tasks::block_on_inside_a_task_is_refused", "unwrap");
+
+    let both = start_with(&step, &marked, &[&poll_task, &other, &wake]);
+    let neither = start_with(&step, &marked, &[&other]);
+
+    assert!(
+        both.contains("Start with `TaskWaker::wake_by_ref` ("),
+        "{both}"
+    );
+    assert!(
+        both.contains(&format!("`{}`, fails", own_test("TaskWaker::wake_by_ref")))
+    );
+    assert_eq!(neither, "");
 }

@@ -495,9 +495,11 @@ fn not_pinned(
          in lines outside them, or in the tests."
             .to_owned()
     } else {
-        "\n\nPutting back the authors' version of any one of your functions \
-         does not make them pass: more than one may be wrong."
-            .to_owned()
+        format!(
+            "\n\nPutting back the authors' version of any one of your functions \
+             does not make them pass: more than one may be wrong.{}",
+            start_with(step, marked, failures)
+        )
     };
     let count = failures.len();
     Checked {
@@ -516,9 +518,33 @@ fn not_pinned(
                     .filter(|r| r.case != shown.case)
                     .collect::<Vec<_>>()
             ),
-            left_out(ran)
+            left_out_unnamed(ran)
         ),
     }
+}
+
+/// Where to start when no one function is named: the first written
+/// function, in track order, whose own test (the one its marker names, and
+/// the chapter cites) fails. Several functions written wrong before the
+/// step could judge them are the way a track goes wrong (a participant
+/// writes on while later functions are blank), and "more than one may be
+/// wrong" alone left them to guess which.
+pub(super) fn start_with(
+    step: &Step,
+    marked: &[Marked],
+    failures: &[&TestRun],
+) -> String {
+    let Some(first) = marked.iter().find(|m| {
+        !step.is_unwritten(m) && failures.iter().any(|run| run.case.id() == m.test)
+    }) else {
+        return String::new();
+    };
+    format!(
+        " Start with `{}` ({}): its own test, `{}`, fails.",
+        first.function,
+        file_and_line(step, first),
+        first.test
+    )
 }
 
 /// What a failed test expected and saw, or how it ended, in a participant's
@@ -614,6 +640,18 @@ fn left_out(ran: &Ran) -> String {
          and waiting for them would only delay the verdict.)",
         more_tests(ran.not_run.len()),
         HURRIED.as_secs()
+    )
+}
+
+/// `left_out`, for a verdict that names no function.
+fn left_out_unnamed(ran: &Ran) -> String {
+    if ran.not_run.is_empty() || !ran.enough {
+        return left_out(ran);
+    }
+    format!(
+        "\n({} not run: the failures above are enough to go on. Once they \
+         pass, `check` runs them all.)",
+        more_tests(ran.not_run.len())
     )
 }
 
