@@ -1,10 +1,10 @@
 //! What a verdict on a failure needs besides the tests, started while the
-//! tests still run. With the tests: what the loop did (`trace`, the demo
-//! run with `LOOP_TRACE=1`). With the first failure, when more than one
-//! written function differs from the authors': the probe's copy of the
-//! workshop, made ready and built with each suspect's switch
-//! (`probe::build_ahead`); with enough failures, the probe's question,
-//! which function.
+//! tests still run. With the tests, when more than one written function
+//! differs from the authors': the probe's copy of the workshop, made
+//! ready and built with each suspect's switch (`probe::build_ahead`).
+//! With the first failure (or once the tests seem stuck): what the loop
+//! did (`trace`, the demo run with `LOOP_TRACE=1`). With enough failures:
+//! the probe's question, which function.
 //!
 //! One after another, after the last test, the three made a participant
 //! wait 15 to 23 s after a save for a verdict on step 5 (measured in
@@ -17,8 +17,8 @@
 //!
 //! Most tests wait rather than compute (on timers, on sockets, on a loop
 //! that hangs), so the build and the demo beside them cost them little on
-//! two cores. A demo that ends (0.7 to 4.2 s, steps 3 to 8) ends before
-//! the tests of a step that passes, whose verdict then waits for nothing.
+//! two cores: a step that passes pays about a second for the copy's build,
+//! and nothing for the demo.
 
 use std::cell::{Cell, OnceCell};
 use std::sync::Arc;
@@ -49,23 +49,25 @@ pub(super) struct Beside(pub Option<String>);
 type Preparing<'scope> =
     ScopedJoinHandle<'scope, Result<probe::WorkshopCopy, String>>;
 
-/// The trace's thread, started with the tests, and the probe's, started by
-/// the first failure that a function must answer for.
+/// The threads of the trace, of the probe's copy and of the probe, started
+/// as the tests show a failure that a function must answer for.
 pub(super) struct Meanwhile<'scope, 'env, 'a> {
     scope: &'scope Scope<'scope, 'env>,
     step: &'env Step,
     cargo: &'env Cargo,
     progress: &'env Progress,
+    /// The Cargo that built the demo, for its trace, if a written function
+    /// may be blamed (the trace is shown only beside one).
+    demo: Option<&'env Cargo>,
     /// The functions the probe chooses among; empty when there is no
     /// question for it (one suspect, or a change outside the functions
     /// that the verdict names first).
     suspects: Vec<&'a Marked>,
-    /// The tests the markers name, which run first, and their files.
+    /// The tests the markers name, which run first.
     own_tests: Vec<String>,
-    own_test_files: Vec<String>,
     started: Cell<bool>,
-    /// Whether the probe's copy is being made ready (`build_ahead`).
-    building: Cell<bool>,
+    /// When the first failure to answer for came.
+    first_failure: Cell<Option<Instant>>,
     /// The probe's copy, being made ready and built ahead, until the probe
     /// takes it.
     copy: Cell<Option<Preparing<'scope>>>,
@@ -97,18 +99,20 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             }
             _ => Vec::new(),
         };
-        let trace_enough = Arc::new(AtomicBool::new(false));
-        let trace = OnceCell::new();
-        if let Some(demo) = demo.filter(|_| blame_possible) {
-            // Quiet: nobody needs to hear of it unless a function is blamed.
-            let _ = trace.set(scope.spawn({
-                let enough = Arc::clone(&trace_enough);
-                move || trace::beside(step, demo, &Progress::new(true), &enough)
-            }));
-        }
+        // Made ready and built with the tests: after the first failure, it
+        // made a verdict on step 4 or 7 wait 2 to 5 s more; a step that
+        // passes pays about a second for it.
+        let copy = (!suspects.is_empty()).then(|| {
+            let (suspects, files) = (suspects.clone(), own_test_files(marked));
+            scope.spawn(move || {
+                let copy = probe::prepare(step, cargo, progress)?;
+                probe::build_ahead(step, &copy, &suspects, &files);
+                Ok(copy)
+            })
+        });
         Meanwhile {
-            copy: Cell::new(None),
-            own_test_files: own_test_files(marked),
+            copy: Cell::new(copy),
+            demo: demo.filter(|_| blame_possible),
             scope,
             step,
             cargo,
@@ -116,11 +120,11 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             suspects,
             own_tests: marked.iter().map(|m| m.test.clone()).collect(),
             started: Cell::new(false),
-            building: Cell::new(false),
+            first_failure: Cell::new(None),
             asked_about_hangs: Cell::new(false),
             probe: OnceCell::new(),
-            trace,
-            trace_enough,
+            trace: OnceCell::new(),
+            trace_enough: Arc::new(AtomicBool::new(false)),
             named: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -140,7 +144,7 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             .cloned()
             .collect();
         if !failing.is_empty() || so_far.seem_stuck {
-            self.build_ahead();
+            self.run_the_demo();
         }
         if !self.enough_to_ask(&failing, so_far.runs) {
             return;
@@ -166,32 +170,39 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
         }
     }
 
-    /// Makes the probe's copy ready and builds it with the switches, for
-    /// the markers' tests, once: started with the first failure (or the
-    /// first sign of a hang), it is mostly done when the failures are enough
-    /// to ask the probe, which then only reruns. Not started with the
-    /// tests: a step that passes would pay for it, 1 to 2 s on two cores.
-    fn build_ahead(&self) {
-        if self.suspects.is_empty() || self.building.replace(true) {
+    /// Runs the demo for its trace, once, quietly: nobody needs to hear of
+    /// it unless a function is blamed. Not with the tests: a step that
+    /// passes would pay for it (step 3's demo spins half a second of its
+    /// 3 s, by design: 1.2 s more to a pass on two cores).
+    fn run_the_demo(&self) {
+        let Some(demo) = self.demo else {
+            return;
+        };
+        if self.trace.get().is_some() {
             return;
         }
-        let (step, cargo, progress) = (self.step, self.cargo, self.progress);
-        let (suspects, files) = (self.suspects.clone(), self.own_test_files.clone());
-        self.copy.set(Some(self.scope.spawn(move || {
-            let copy = probe::prepare(step, cargo, progress)?;
-            probe::build_ahead(step, &copy, &suspects, &files);
-            Ok(copy)
-        })));
+        let (step, enough) = (self.step, Arc::clone(&self.trace_enough));
+        let _ = self.trace.set(self.scope.spawn(move || {
+            trace::beside(step, demo, &Progress::new(true), &enough)
+        }));
     }
 
     /// Whether `failing` are enough for the probe's question: as many as it
     /// reruns (`probe::RERUN`) of one file, as it asks after the tests; or
     /// all the markers' tests have ended; or a test hung (hangs come
-    /// together, and each more costs a deadline). Asked about one quick
-    /// failure, a test whose failure comes and goes (a socket's data there
+    /// together, and each more costs a deadline); or the first failure has
+    /// waited `LONE_FAILURE` for company. Asked about one quick failure at
+    /// once, a test whose failure comes and goes (a socket's data there
     /// before the read, or not) could pass with the wrong suspect's switch,
-    /// and the wrong function was named.
+    /// and the wrong function was named; but failures that come together
+    /// come within a second, and waiting for a marker's test that hangs
+    /// held step 7's verdict 10 s.
     fn enough_to_ask(&self, failing: &[TestRun], runs: &[TestRun]) -> bool {
+        if failing.is_empty() {
+            return false;
+        }
+        let first = self.first_failure.get().unwrap_or_else(Instant::now);
+        self.first_failure.set(Some(first));
         let of_one_file = failing.iter().any(|run| {
             failing
                 .iter()
@@ -203,8 +214,10 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             .own_tests
             .iter()
             .all(|id| runs.iter().any(|run| run.case.id() == *id));
-        !failing.is_empty()
-            && (of_one_file || own_ended || failing.iter().any(TestRun::hung))
+        of_one_file
+            || own_ended
+            || failing.iter().any(TestRun::hung)
+            || first.elapsed() >= LONE_FAILURE
     }
 
     /// Whether the probe has named the function: the tests still running
@@ -246,6 +259,10 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
         }
     }
 }
+
+/// How long the first failure waits for a second before the probe is
+/// asked about it alone (`Meanwhile::enough_to_ask`).
+const LONE_FAILURE: Duration = Duration::from_secs(2);
 
 /// How long a verdict otherwise ready waits for the demo's trace: a demo
 /// that hangs before the part the tests pin (step 4's `read_wait` filing

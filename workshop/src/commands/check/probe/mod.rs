@@ -136,10 +136,10 @@ pub fn prepare(
 }
 
 /// Builds in `copy`, ahead of any failure, what the probe would build to
-/// ask about `suspects` with the tests of `files`: started with the first
-/// failure, it is mostly done when the probe is asked, which then only
-/// reruns. Built after the failure, it cost 3 to 4 s of every
-/// verdict (step 4: 4.4 s of the 6.4 s from the tests' start).
+/// ask about `suspects` with the tests of `files`: started with the tests,
+/// it is mostly done when the probe is asked, which then only reruns.
+/// Built after the failure, it cost 3 to 4 s of every verdict (step 4:
+/// 4.4 s of the 6.4 s from the tests' start).
 pub fn build_ahead(
     step: &Step,
     copy: &WorkshopCopy,
