@@ -136,16 +136,11 @@ pub fn step_command(package: &str) -> Command {
 
 /// A `Command` for `package`'s example `example`, freshly built, as
 /// `cargo run -p <package> --example <example>` runs it.
-///
-/// Built on every call, unlike the steps' binaries: four steps have an
-/// example called `lost_wake_up`, and Cargo copies each to the same
-/// `target/debug/examples/lost_wake_up`, so a path kept from an earlier
-/// build may hold another step's example by now.
 pub fn example_command(package: &str, example: &str) -> Command {
     let mut command =
         match prebuilt(&format!("examples/{package}/{example}{EXE_SUFFIX}")) {
             Some(binary) => Command::new(binary),
-            None => Command::new(built::example_of_its_own(package, example)),
+            None => Command::new(built::example(package, example)),
         };
     command.env_remove("LOOP_TRACE");
     command

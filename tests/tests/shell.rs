@@ -273,7 +273,10 @@ fn status_with_stderr_full(mut command: std::process::Command) -> Option<i32> {
 #[test]
 fn an_error_said_to_a_full_stderr_still_ends_with_its_own_status() {
     for package in ["step05", "step06", "step07", "step08"] {
-        let lost_wake_up = workshop_tests::example_command(package, "lost_wake_up");
+        let lost_wake_up = workshop_tests::example_command(
+            package,
+            &format!("{package}_lost_wake_up"),
+        );
         assert_eq!(
             status_with_stderr_full(lost_wake_up),
             Some(1),

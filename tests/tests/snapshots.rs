@@ -116,22 +116,22 @@ fn step08_names_the_address_already_in_use() {
 /// wake-ups", and the build-it sections of chapters 6 to 8 show these.
 #[test]
 fn step05_names_a_lost_wake_up() {
-    assert_example("step05-lost-wake-up", "step05", "lost_wake_up");
+    assert_example("step05-lost-wake-up", "step05", "step05_lost_wake_up");
 }
 
 #[test]
 fn step06_names_a_lost_wake_up() {
-    assert_example("step06-lost-wake-up", "step06", "lost_wake_up");
+    assert_example("step06-lost-wake-up", "step06", "step06_lost_wake_up");
 }
 
 #[test]
 fn step07_names_a_lost_wake_up() {
-    assert_example("step07-lost-wake-up", "step07", "lost_wake_up");
+    assert_example("step07-lost-wake-up", "step07", "step07_lost_wake_up");
 }
 
 #[test]
 fn step08_names_a_lost_wake_up() {
-    assert_example("step08-lost-wake-up", "step08", "lost_wake_up");
+    assert_example("step08-lost-wake-up", "step08", "step08_lost_wake_up");
 }
 
 fn assert_example(name: &str, package: &str, example: &str) {

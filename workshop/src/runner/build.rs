@@ -126,9 +126,9 @@ pub fn build_tests(
 /// that called Cargo itself did so inside its own deadline, and waited
 /// there while another Cargo held the build folder (rust-analyzer's first
 /// `cargo check`, a second terminal), until the deadline blamed a right
-/// function. Names of their own, because steps 5 to 8 each have an
-/// example `lost_wake_up` that Cargo puts at one path, and another
-/// check's build could replace it while these tests run it.
+/// function. Hard links of their own, because another check's build (a
+/// second terminal's, `watch` after a save) could replace Cargo's while
+/// these tests run it.
 ///
 /// The examples are named, not `--examples`: that also built the
 /// benchmarks' example, and with it tokio and divan, in a participant's
@@ -377,7 +377,7 @@ mod tests {
         let root = crate::workspace_root();
         assert_eq!(
             examples_the_tests_run(&root, "step05"),
-            ["lost_wake_up", "trace_scenes"]
+            ["step05_lost_wake_up", "trace_scenes"]
         );
         assert_eq!(examples_the_tests_run(&root, "step03"), ["trace_scenes"]);
     }

@@ -96,20 +96,23 @@ mod tests {
         let binary = debug.join(format!("step05{EXE_SUFFIX}"));
         let example = debug
             .join("examples")
-            .join(format!("lost_wake_up{EXE_SUFFIX}"));
+            .join(format!("step05_lost_wake_up{EXE_SUFFIX}"));
         fs::write(&binary, "the binary").unwrap();
         fs::write(&example, "step 5's example").unwrap();
         let built = vec![
             ("step05".to_owned(), binary.clone()),
-            ("examples/step05/lost_wake_up".to_owned(), example.clone()),
+            (
+                "examples/step05/step05_lost_wake_up".to_owned(),
+                example.clone(),
+            ),
         ];
         let folder = hand_over("step05", &built).unwrap();
-        // Cargo replaces its example with another step's: ours is kept.
+        // Another check's build replaces Cargo's example: ours is kept.
         fs::remove_file(&example).unwrap();
-        fs::write(&example, "step 6's example").unwrap();
+        fs::write(&example, "a later build of it").unwrap();
         let own = folder
             .join("examples/step05")
-            .join(format!("lost_wake_up{EXE_SUFFIX}"));
+            .join(format!("step05_lost_wake_up{EXE_SUFFIX}"));
         assert_eq!(fs::read_to_string(own).unwrap(), "step 5's example");
         assert_eq!(
             fs::read_to_string(folder.join(format!("step05{EXE_SUFFIX}"))).unwrap(),

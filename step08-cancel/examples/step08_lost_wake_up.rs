@@ -1,4 +1,4 @@
-//! `cargo run -p step08 --example lost_wake_up`: the mistake chapter 5
+//! `cargo run -p step08 --example step08_lost_wake_up`: the mistake chapter 5
 //! warns about, made on purpose, and what the loop says about it instead of
 //! waiting for ever.
 //!

@@ -1,4 +1,4 @@
-//! `cargo run -p step07 --example lost_wake_up`: the mistake chapter 5
+//! `cargo run -p step06 --example step06_lost_wake_up`: the mistake chapter 5
 //! warns about, made on purpose, and what the loop says about it instead of
 //! waiting for ever.
 //!
@@ -15,7 +15,7 @@ use std::rc::Rc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use step07::{EventLoop, sleep, spawn};
+use step06::{EventLoop, sleep, spawn};
 
 // ANCHOR: flag_up
 /// Ready once the flag is up. The mistake: `Pending` without handing
