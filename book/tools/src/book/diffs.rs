@@ -104,8 +104,27 @@ pub fn listed_whole(number: u32) -> Vec<&'static str> {
 
 /// Files a step moved: `(step, old path, new path)`. Step 4's `lib.rs`
 /// becomes the reading map, and the loop step 3 kept there moves to
-/// `event_loop.rs`; the diff shows that move as one file changing.
-const RENAMES: &[(u32, &str, &str)] = &[(4, "src/lib.rs", "src/event_loop.rs")];
+/// `event_loop.rs`; the diff shows that move as one file changing. Steps 6
+/// to 8 keep step 5's lost-wake-up example under their own step's name
+/// (Cargo puts every example of the workspace in one folder).
+const RENAMES: &[(u32, &str, &str)] = &[
+    (4, "src/lib.rs", "src/event_loop.rs"),
+    (
+        6,
+        "examples/step05_lost_wake_up.rs",
+        "examples/step06_lost_wake_up.rs",
+    ),
+    (
+        7,
+        "examples/step06_lost_wake_up.rs",
+        "examples/step07_lost_wake_up.rs",
+    ),
+    (
+        8,
+        "examples/step07_lost_wake_up.rs",
+        "examples/step08_lost_wake_up.rs",
+    ),
+];
 
 /// The parts of step `number`'s diff, or none when it is shown whole.
 pub fn diff_parts(number: u32) -> Vec<&'static str> {
