@@ -10,10 +10,10 @@
 //! wait 15 to 23 s after a save for a verdict on step 5 (measured in
 //! `watch`): 12 s of tests, most of them spent on tests that hang once a
 //! wake-up is lost, then 3 to 4 s of probe (its build, mostly) and 2 s of
-//! trace, 8 s when the demo hangs too. Neither the demo nor the probe's
-//! build needs a failure, and the probe's question needs only one; once
-//! the probe has named the function, the tests still running add nothing
-//! the verdict needs, so they stop.
+//! trace, 8 s when the demo hangs too. The probe's build needs no
+//! failure, the demo one, and the probe's question one or two; once the
+//! probe has named the function, the tests still running add nothing the
+//! verdict needs, so they stop.
 //!
 //! Most tests wait rather than compute (on timers, on sockets, on a loop
 //! that hangs), so the build and the demo beside them cost them little on
@@ -45,12 +45,12 @@ pub(super) struct Answers<'a> {
 /// beside the authors', or `None` when there is nothing to show.
 pub(super) struct Beside(pub Option<String>);
 
-/// The thread that makes the probe's copy ready.
+/// The thread that makes the probe's copy ready and builds it.
 type Preparing<'scope> =
     ScopedJoinHandle<'scope, Result<probe::WorkshopCopy, String>>;
 
-/// The threads of the trace, of the probe's copy and of the probe, started
-/// as the tests show a failure that a function must answer for.
+/// The threads of the probe's copy (started with the tests), of the trace
+/// (with the first failure) and of the probe (with enough failures).
 pub(super) struct Meanwhile<'scope, 'env, 'a> {
     scope: &'scope Scope<'scope, 'env>,
     step: &'env Step,
