@@ -1,7 +1,9 @@
 //! One build answers for every suspect: each holds both bodies, the
 //! authors' and the participant's, behind a switch the rerun test's
 //! environment sets, so the reruns of all suspects run side by side and
-//! stop once one suspect's switch makes them all pass.
+//! stop once one suspect's switch makes them all pass, or once one
+//! suspect, the only one of the participant's left with every other
+//! switched to the authors', fails them on its own.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -15,9 +17,9 @@ use crate::runner::{
 use crate::step::Step;
 use crate::track::{self, Marked};
 
-/// Set in a rerun test's environment: the place in the track of the
-/// suspect whose authors' body the switching copy runs; unset, it runs
-/// the participant's own.
+/// Set in a rerun test's environment: the places in the track of the
+/// suspects whose authors' bodies the switching copy runs, separated by
+/// commas (`2` or `1,3,4`); the others run the participant's own.
 pub(super) const AUTHORS_BODY: &str = "WORKSHOP_AUTHORS_BODY";
 
 /// One build of a copy in which every suspect holds both bodies, the
@@ -45,9 +47,14 @@ pub(super) fn all_at_once<'a>(
     if probe.as_they_are {
         cases.extend(rerun.iter().cloned());
     }
-    for suspect in &probe.suspects {
+    for switches in switch_sets(&probe.suspects) {
+        let on = switches
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(",");
         cases.extend(rerun.iter().map(|case| TestCase {
-            env: vec![(AUTHORS_BODY.to_owned(), suspect.order.to_string())],
+            env: vec![(AUTHORS_BODY.to_owned(), on.clone())],
             ..case.clone()
         }));
     }
@@ -63,6 +70,36 @@ pub(super) fn all_at_once<'a>(
     Ok(Some(Reruns::of(probe, &ran.runs).verdict()))
 }
 
+/// Which suspects each rerun switches to the authors' body, likeliest
+/// suspect first: each alone (does theirs fix it?), then all but each
+/// (does the participant's fail on its own?). With several functions
+/// wrong, no one switch makes the tests pass, and before the second kind
+/// the probe waited for every wrong switch's rerun to hang to its deadline
+/// (a step 5 with three wrong: 16 to 20 s from the save) to say only that
+/// more than one may be wrong.
+pub(super) fn switch_sets(suspects: &[&Marked]) -> Vec<Vec<usize>> {
+    let mut sets: Vec<Vec<usize>> = Vec::new();
+    for suspect in suspects {
+        let mut all_but = alone_with_the_authors(suspects, suspect);
+        all_but.sort_unstable();
+        for set in [vec![suspect.order], all_but] {
+            if !set.is_empty() && !sets.contains(&set) {
+                sets.push(set);
+            }
+        }
+    }
+    sets
+}
+
+/// The switches that leave `kept` the only suspect of the participant's.
+fn alone_with_the_authors(suspects: &[&Marked], kept: &Marked) -> Vec<usize> {
+    suspects
+        .iter()
+        .map(|m| m.order)
+        .filter(|&order| order != kept.order)
+        .collect()
+}
+
 /// What the reruns so far say, suspect by suspect.
 pub(super) struct Reruns<'p, 'a> {
     probe: &'p Probe<'a>,
@@ -72,15 +109,18 @@ pub(super) struct Reruns<'p, 'a> {
     /// For each suspect, in order: the tests still failing that its
     /// authors' body makes pass, and whether all its reruns are done.
     fixed: Vec<(Vec<String>, bool)>,
+    /// For each suspect, in order: the tests that fail with it the only
+    /// participant's function left (every other suspect switched to the
+    /// authors'). Empty for a lone suspect: that is the rerun as it is.
+    alone_fails: Vec<Vec<String>>,
 }
 
 impl<'p, 'a> Reruns<'p, 'a> {
     pub(super) fn of(probe: &'p Probe<'a>, runs: &[TestRun]) -> Self {
-        let outcome = |case: &TestCase, switch: Option<&Marked>| {
+        let outcome = |case: &TestCase, switches: &[usize]| {
             runs.iter()
                 .find(|run| {
-                    run.case.id() == case.id()
-                        && switched_to(&run.case) == switch.map(|m| m.order)
+                    run.case.id() == case.id() && switched_to(&run.case) == switches
                 })
                 .map(|run| {
                     run.outcome.passed()
@@ -91,7 +131,7 @@ impl<'p, 'a> Reruns<'p, 'a> {
             probe
                 .rerun
                 .iter()
-                .map(|case| Some((case.id(), outcome(case, None)?)))
+                .map(|case| Some((case.id(), outcome(case, &[])?)))
                 .collect::<Option<Vec<_>>>()
                 .map(|all| {
                     all.into_iter()
@@ -109,7 +149,7 @@ impl<'p, 'a> Reruns<'p, 'a> {
                 let outcomes: Vec<(String, Option<bool>)> = probe
                     .rerun
                     .iter()
-                    .map(|case| (case.id(), outcome(case, Some(suspect))))
+                    .map(|case| (case.id(), outcome(case, &[suspect.order])))
                     .collect();
                 let done = outcomes.iter().all(|(_, passed)| passed.is_some());
                 let passing = outcomes
@@ -120,15 +160,34 @@ impl<'p, 'a> Reruns<'p, 'a> {
                 (passing, done)
             })
             .collect();
+        let alone_fails = probe
+            .suspects
+            .iter()
+            .map(|kept| {
+                let mut others = alone_with_the_authors(&probe.suspects, kept);
+                if others.is_empty() {
+                    return Vec::new();
+                }
+                others.sort_unstable();
+                probe
+                    .rerun
+                    .iter()
+                    .filter(|case| outcome(case, &others) == Some(false))
+                    .map(TestCase::id)
+                    .collect()
+            })
+            .collect();
         Reruns {
             probe,
             still_failing,
             fixed,
+            alone_fails,
         }
     }
 
     /// Whether nothing left to run could change the verdict: the failures
-    /// passed as they are, or one suspect's body makes them all pass.
+    /// passed as they are, or one suspect's body makes them all pass, or
+    /// one suspect fails them on its own.
     pub(super) fn decided(&self) -> bool {
         let Some(failing) = &self.still_failing else {
             return false;
@@ -138,6 +197,7 @@ impl<'p, 'a> Reruns<'p, 'a> {
                 .fixed
                 .iter()
                 .any(|(passing, _)| failing.iter().all(|id| passing.contains(id)))
+            || self.alone_fails.iter().any(|fails| !fails.is_empty())
     }
 
     /// The suspect whose body makes the most of the tests still failing
@@ -164,22 +224,46 @@ impl<'p, 'a> Reruns<'p, 'a> {
                 best = Some((suspect, passing));
             }
         }
+        if let Some((suspect, passing)) = &best {
+            if passing.len() == failing.len() {
+                return Found::Culprit(blame(
+                    suspect,
+                    passing.clone(),
+                    true,
+                    failing.len(),
+                ));
+            }
+        }
+        let on_its_own = self
+            .probe
+            .suspects
+            .iter()
+            .zip(&self.alone_fails)
+            .find(|(_, fails)| !fails.is_empty());
+        if let Some((suspect, fails)) = on_its_own {
+            return Found::Culprit(blame_alone(suspect, fails.clone()));
+        }
         match best {
             Some((suspect, passing)) => {
-                let all = passing.len() == failing.len();
-                Found::Culprit(blame(suspect, passing, all, failing.len()))
+                Found::Culprit(blame(suspect, passing, false, failing.len()))
             }
             None => Found::Nothing,
         }
     }
 }
 
-/// Which suspect's switch a rerun had on, if any.
-fn switched_to(case: &TestCase) -> Option<usize> {
-    case.env
+/// Which suspects' switches a rerun had on, in order (none: as it is).
+fn switched_to(case: &TestCase) -> Vec<usize> {
+    let mut on: Vec<usize> = case
+        .env
         .iter()
         .find(|(key, _)| key == AUTHORS_BODY)
-        .and_then(|(_, order)| order.parse().ok())
+        .map(|(_, orders)| {
+            orders.split(',').filter_map(|n| n.parse().ok()).collect()
+        })
+        .unwrap_or_default();
+    on.sort_unstable();
+    on
 }
 
 /// The blame for `suspect`, whose authors' body made `passing` pass, of
@@ -201,6 +285,26 @@ pub(super) fn blame(
             if rerun == 1 { "s" } else { "" },
         ),
         tests: passing,
+    }
+}
+
+/// The blame for `suspect`, the only one of the participant's functions
+/// left in a copy where the others are the authors', and `failing` still
+/// failing there.
+fn blame_alone(suspect: &Marked, failing: Vec<String>) -> Blame<'_> {
+    let one = failing.len() == 1;
+    Blame {
+        function: suspect,
+        why: format!(
+            "in a copy of your code with the authors' version of every other \
+             function you wrote, and yours of `{}`, the failing test{} rerun \
+             there still fail{}: it is wrong on its own (others may be too; \
+             each verdict names one)",
+            suspect.function,
+            if one { "" } else { "s" },
+            if one { "s" } else { "" },
+        ),
+        tests: failing,
     }
 }
 
@@ -259,8 +363,8 @@ fn write_switches(
     Ok(Some(switched))
 }
 
-/// A body that runs the authors' `authors` when `AUTHORS_BODY` is `order`
-/// and the participant's `theirs` otherwise. The answer is kept in a
+/// A body that runs the authors' `authors` when `AUTHORS_BODY` lists
+/// `order` and the participant's `theirs` otherwise. The answer is kept in a
 /// static: a function the tests call a million times reads the
 /// environment once.
 pub(super) fn switch(order: usize, authors: &str, theirs: &str) -> String {
@@ -268,7 +372,8 @@ pub(super) fn switch(order: usize, authors: &str, theirs: &str) -> String {
         "{{\n    static AUTHORS: ::std::sync::OnceLock<bool> = \
          ::std::sync::OnceLock::new();\n    \
          if *AUTHORS.get_or_init(|| ::std::env::var(\"{AUTHORS_BODY}\")\
-         .is_ok_and(|n| n == \"{order}\")) {authors} else {theirs}\n}}"
+         .is_ok_and(|on| on.split(',').any(|n| n == \"{order}\"))) \
+         {authors} else {theirs}\n}}"
     )
 }
 

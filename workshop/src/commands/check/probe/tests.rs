@@ -1,6 +1,6 @@
 //! The probe's verdict from made-up reruns, and the switch's text.
 
-use super::switching::{AUTHORS_BODY, Reruns, switch};
+use super::switching::{AUTHORS_BODY, Reruns, switch, switch_sets};
 use super::*;
 use crate::runner::Outcome;
 use std::path::PathBuf;
@@ -47,6 +47,14 @@ fn rerun(name: &str, order: Option<usize>, passed: bool) -> TestRun {
         },
         took: Duration::from_millis(100),
     }
+}
+
+/// A rerun of `name` with the switches `on` (`"1,3"`) that passed or
+/// failed.
+fn rerun_with(name: &str, on: &str, passed: bool) -> TestRun {
+    let mut run = rerun(name, None, passed);
+    run.case.env = vec![(AUTHORS_BODY.to_owned(), on.to_owned())];
+    run
 }
 
 fn culprit(found: Found) -> (String, Vec<String>) {
@@ -130,7 +138,8 @@ fn of_suspects_that_fix_as_much_the_likeliest_is_blamed() {
         rerun("b", Some(2), false),
     ];
     let reruns = Reruns::of(&probe, &runs);
-    assert!(!reruns.decided(), "no suspect fixes both");
+    // No suspect fixes both, but each fails `b` with the other switched.
+    assert!(reruns.decided(), "each is wrong on its own");
     let (function, _) = culprit(reruns.verdict());
     assert_eq!(function, "Timer::cmp", "listed first, so likelier");
 }
@@ -146,6 +155,81 @@ fn without_a_rerun_as_they_are_a_hang_is_judged_by_the_switches_alone() {
     let reruns = Reruns::of(&probe, &[rerun("a", Some(1), false)]);
     assert!(!reruns.decided());
     assert!(matches!(reruns.verdict(), Found::Nothing));
+}
+
+#[test]
+fn a_suspect_that_fails_alone_among_the_authors_functions_decides() {
+    let (first, second, third) = (
+        suspect(1, "wake_by_ref"),
+        suspect(2, "poll_woken"),
+        suspect(3, "poll_task"),
+    );
+    let probe = Probe {
+        rerun: vec![case("a")],
+        as_they_are: true,
+        suspects: vec![&first, &second, &third],
+    };
+    // Three wrong: no one switch makes the test pass.
+    let mut runs = vec![
+        rerun("a", None, false),
+        rerun("a", Some(1), false),
+        rerun_with("a", "1,3", true),
+    ];
+    assert!(
+        !Reruns::of(&probe, &runs).decided(),
+        "poll_woken alone passes"
+    );
+    runs.push(rerun_with("a", "2,3", false));
+    let reruns = Reruns::of(&probe, &runs);
+    assert!(reruns.decided(), "wake_by_ref fails on its own");
+    match reruns.verdict() {
+        Found::Culprit(blame) => {
+            assert_eq!(blame.function.function, "wake_by_ref");
+            assert_eq!(blame.tests, ["step03_timers::a"]);
+            assert!(blame.why.contains("wrong on its own"), "{}", blame.why);
+        }
+        _ => panic!("no culprit"),
+    }
+}
+
+#[test]
+fn a_switch_that_fixes_every_failure_comes_before_one_alone() {
+    let (first, second, third) = (
+        suspect(1, "call_at"),
+        suspect(2, "Timer::cmp"),
+        suspect(3, "run"),
+    );
+    let probe = Probe {
+        rerun: vec![case("a")],
+        as_they_are: false,
+        suspects: vec![&first, &second, &third],
+    };
+    let runs = vec![rerun_with("a", "1,2", false), rerun("a", Some(2), true)];
+    let (function, _) = culprit(Reruns::of(&probe, &runs).verdict());
+    assert_eq!(function, "Timer::cmp");
+}
+
+#[test]
+fn each_suspect_is_switched_alone_then_left_alone_once_each() {
+    let (first, second, third) = (
+        suspect(1, "call_at"),
+        suspect(2, "Timer::cmp"),
+        suspect(3, "run"),
+    );
+    assert_eq!(
+        switch_sets(&[&third, &first, &second]),
+        [
+            vec![3],
+            vec![1, 2],
+            vec![1],
+            vec![2, 3],
+            vec![2],
+            vec![1, 3]
+        ]
+    );
+    // With two, leaving one alone is switching the other: run once.
+    assert_eq!(switch_sets(&[&first, &second]), [vec![1], vec![2]]);
+    assert_eq!(switch_sets(&[&first]), [vec![1]]);
 }
 
 #[test]
