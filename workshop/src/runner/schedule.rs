@@ -204,6 +204,8 @@ pub struct SoFar<'r> {
     /// Whether every test running has run `SLOW` or more: they may never
     /// end.
     pub seem_stuck: bool,
+    /// The tests running `SLOW` or more, with how long each has run.
+    pub stuck: Vec<(TestCase, Duration)>,
 }
 
 /// `run_tests`, but once `enough` says the tests so far answer the
@@ -286,6 +288,7 @@ pub fn run_tests_until(
             runs: &runs,
             left_out,
             seem_stuck: all_slow,
+            stuck: running_slow(&running, cases, settings.slow),
         };
         if !orders.stop.load(Ordering::SeqCst) && enough(&so_far) {
             orders.stop.store(true, Ordering::SeqCst);
@@ -318,6 +321,23 @@ pub fn run_tests_until(
         not_run,
         enough,
     }
+}
+
+/// Of the tests `running` (each with when it started), those running
+/// `slow` or more, with how long.
+fn running_slow(
+    running: &[(String, Instant)],
+    cases: &[TestCase],
+    slow: Duration,
+) -> Vec<(TestCase, Duration)> {
+    running
+        .iter()
+        .filter(|(_, since)| since.elapsed() >= slow)
+        .filter_map(|(label, since)| {
+            let case = cases.iter().find(|case| case.label() == *label)?;
+            Some((case.clone(), since.elapsed()))
+        })
+        .collect()
 }
 
 /// A thread that runs the queued tests one by one until the queue is

@@ -20,7 +20,7 @@
 //! two cores: a step that passes pays about a second for the copy's build,
 //! and nothing for the demo.
 
-use std::cell::{Cell, OnceCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, Scope, ScopedJoinHandle};
@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use super::probe::{self, Found};
 use super::trace;
 use super::verdict::{Suspects, suspects};
-use crate::runner::{Cargo, Progress, SoFar, TestRun};
+use crate::runner::{Cargo, Outcome, Progress, SoFar, TestCase, TestRun};
 use crate::step::Step;
 use crate::track::Marked;
 
@@ -39,6 +39,10 @@ use crate::track::Marked;
 pub(super) struct Answers<'a> {
     pub probe: Option<(Vec<String>, Found<'a>)>,
     pub trace: Option<Beside>,
+    /// The tests the probe was asked about while they seemed stuck, as
+    /// stopped when asked, if it named the function: the tests still
+    /// running then stopped, so these are the failures it answers for.
+    pub stuck: Vec<TestRun>,
 }
 
 /// What `trace::beside` answered: the demo's first turn that differs,
@@ -73,6 +77,8 @@ pub(super) struct Meanwhile<'scope, 'env, 'a> {
     copy: Cell<Option<Preparing<'scope>>>,
     /// Whether the failures the probe was started by were all hangs.
     asked_about_hangs: Cell<bool>,
+    /// The tests the probe was asked about while they still ran, stuck.
+    asked_while_stuck: RefCell<Vec<TestRun>>,
     probe: OnceCell<ScopedJoinHandle<'scope, (Vec<String>, Found<'a>)>>,
     trace: OnceCell<ScopedJoinHandle<'scope, Option<String>>>,
     /// Set when the verdict will wait no longer for the demo's trace.
@@ -122,6 +128,7 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             started: Cell::new(false),
             first_failure: Cell::new(None),
             asked_about_hangs: Cell::new(false),
+            asked_while_stuck: RefCell::new(Vec::new()),
             probe: OnceCell::new(),
             trace: OnceCell::new(),
             trace_enough: Arc::new(AtomicBool::new(false)),
@@ -146,7 +153,23 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
         if !failing.is_empty() || so_far.seem_stuck {
             self.run_the_demo();
         }
-        if !self.enough_to_ask(&failing, so_far.runs) {
+        // Tests that seem stuck, with nothing else failed: the probe is
+        // asked about them as they are (`stopped_as_they_are`).
+        let about_stuck =
+            failing.is_empty() && so_far.seem_stuck && !self.suspects.is_empty();
+        let failing = if about_stuck {
+            let stuck = stopped_as_they_are(&so_far.stuck);
+            self.asked_while_stuck.replace(stuck.clone());
+            stuck
+        } else {
+            failing
+        };
+        let to_ask = if about_stuck {
+            !failing.is_empty()
+        } else {
+            self.enough_to_ask(&failing, so_far.runs)
+        };
+        if !to_ask {
             return;
         }
         self.started.set(true);
@@ -253,11 +276,35 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             self.trace_enough.store(true, Ordering::SeqCst);
             trace.join().ok()
         });
+        let named = matches!(probe, Some((_, Found::Culprit(_))));
         Answers {
             probe,
             trace: trace.map(Beside),
+            stuck: if named {
+                self.asked_while_stuck.take()
+            } else {
+                Vec::new()
+            },
         }
     }
+}
+
+/// The tests running `SLOW` or more, as if stopped now: the probe is asked
+/// about them before they hang to their guard (`PATIENCE`, 12 s from their
+/// start, 15 to 17 s from the save): with the copy built ahead, the switch
+/// that makes them pass names the function seconds earlier. The probe
+/// counts a switched rerun as passing only when it took well under this
+/// (`probe::Probe::quick_enough`), so a test that is only slow on a busy
+/// machine is not taken for one that never ends.
+fn stopped_as_they_are(stuck: &[(TestCase, Duration)]) -> Vec<TestRun> {
+    stuck
+        .iter()
+        .map(|(case, took)| TestRun {
+            case: case.clone(),
+            outcome: Outcome::TimedOut(*took),
+            took: *took,
+        })
+        .collect()
 }
 
 /// How long the first failure waits for a second before the probe is

@@ -20,8 +20,8 @@ use std::process::ExitCode;
 
 use crate::commands::{Words, indent, times};
 use crate::runner::{
-    self, Built, Cargo, CompileError, ENOUGH_HANGS, Outcome, Progress, Settings,
-    TEST_DEADLINE, TestBinary, TestCase, TestRun, Warning,
+    self, Built, Cargo, CompileError, ENOUGH_HANGS, Outcome, Progress, Ran,
+    Settings, TEST_DEADLINE, TestBinary, TestCase, TestRun, Warning,
 };
 use crate::step::{Step, find_root};
 use crate::track::Marked;
@@ -168,9 +168,12 @@ pub fn check(
                     &own_tests,
                 )
         });
-        let failed = ran.runs.iter().any(|run| !run.outcome.passed());
+        let failed = ran.runs.iter().any(|run| !run.outcome.passed())
+            || meanwhile.named_the_function();
         (ran, meanwhile.answers(failed))
     });
+    let (mut ran, mut early) = (ran, early);
+    stopped_while_stuck(&mut ran, std::mem::take(&mut early.stuck));
     if let Some(trouble) = ran.runs.iter().find_map(|run| tool_trouble(&run.outcome))
     {
         if let Some(programs) = &programs {
@@ -187,6 +190,18 @@ pub fn check(
         .report
         .push_str(&warned(step, &own_warnings(step, &marked, &built.warnings)));
     Ok(checked)
+}
+
+/// The tests the probe named a function for while they seemed stuck, then
+/// stopped with the rest: they count as failures, stopped at the time they
+/// had run when the probe was asked (`meanwhile::stopped_as_they_are`).
+fn stopped_while_stuck(ran: &mut Ran, stuck: Vec<TestRun>) {
+    for run in stuck {
+        if !ran.runs.iter().any(|ended| ended.case == run.case) {
+            ran.not_run.retain(|case| *case != run.case);
+            ran.runs.push(run);
+        }
+    }
 }
 
 /// What `check` builds before it runs a test, and the build `start`

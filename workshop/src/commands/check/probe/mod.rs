@@ -27,6 +27,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::runner::{Cargo, Progress, TestCase, TestRun};
 use crate::track::Marked;
@@ -166,11 +167,17 @@ fn find_in_copy<'a>(
     let as_they_are = !failing
         .iter()
         .any(|run| run.hung() && rerun.contains(&run.case));
+    let hung_after = failing
+        .iter()
+        .filter(|run| run.hung() && rerun.contains(&run.case))
+        .map(|run| run.took)
+        .min();
     let suspects = in_likely_order(suspects, failing);
     let probe = Probe {
         rerun,
         as_they_are,
         suspects,
+        hung_after,
     };
     let written = step.track().map_or(probe.suspects.len(), |marked| {
         marked.iter().filter(|m| !step.is_unwritten(m)).count()
@@ -272,6 +279,24 @@ struct Probe<'a> {
     rerun: Vec<TestCase>,
     as_they_are: bool,
     suspects: Vec<&'a Marked>,
+    /// The shortest time a rerun test ran in the participant's code
+    /// without ending, if one hung (or seemed stuck and was asked about).
+    hung_after: Option<Duration>,
+}
+
+impl Probe<'_> {
+    /// Whether a switched rerun that passed in `took` shows the test
+    /// ending where the participant's did not: in well under the time the
+    /// participant's ran without ending. A test only slow on a busy
+    /// machine is as slow with the switch, and is not taken for a hang.
+    fn quick_enough(&self, took: Duration) -> bool {
+        quick_enough(self.hung_after, took)
+    }
+}
+
+/// `Probe::quick_enough`, for a probe already taken apart.
+fn quick_enough(hung_after: Option<Duration>, took: Duration) -> bool {
+    hung_after.is_none_or(|hung| took * 2 < hung)
 }
 
 /// Says the probe folder was seeded from the participant's build.

@@ -4,10 +4,11 @@
 
 use std::fs;
 use std::path::Path;
+use std::time::Duration;
 
 use super::super::{Blame, authors_function, hand_programs_to};
 use super::switching::{blame, build_rerun};
-use super::{Found, Probe};
+use super::{Found, Probe, quick_enough};
 use crate::runner::{self, Cargo, PROBE_DEADLINE, Progress, Settings, TestCase};
 use crate::step::Step;
 use crate::track::{self, Marked};
@@ -21,10 +22,10 @@ pub(super) fn one_at_a_time<'a>(
     probe: Probe<'a>,
     progress: &Progress,
 ) -> Result<Found<'a>, String> {
-    let mut rerun = probe.rerun;
+    let (mut rerun, hung_after) = (probe.rerun, probe.hung_after);
     if probe.as_they_are {
         progress.say("rerunning the failures in a copy");
-        let passing = rerun_in_copy(step, copy_cargo, &rerun, progress)?;
+        let passing = rerun_in_copy(step, copy_cargo, &rerun, None, progress)?;
         rerun.retain(|case| !passing.contains(&case.id()));
         if rerun.is_empty() {
             return Ok(Found::PassedOnRerun);
@@ -39,7 +40,7 @@ pub(super) fn one_at_a_time<'a>(
             index + 1,
         ));
         let passing = with_authors(step, copy, suspect, || {
-            rerun_in_copy(step, copy_cargo, &rerun, progress)
+            rerun_in_copy(step, copy_cargo, &rerun, hung_after, progress)
         })?;
         if passing.is_empty()
             || best
@@ -95,6 +96,7 @@ fn rerun_in_copy(
     step: &Step,
     cargo: &Cargo,
     cases: &[TestCase],
+    hung_after: Option<Duration>,
     progress: &Progress,
 ) -> Result<Vec<String>, String> {
     let Some((in_copy, programs)) = build_rerun(step, cargo, cases, progress)?
@@ -107,7 +109,7 @@ fn rerun_in_copy(
         .runs
         .iter()
         .filter(|run| {
-            run.outcome.passed()
+            (run.outcome.passed() && quick_enough(hung_after, run.took))
                 || run.outcome.message().contains("not yet implemented")
         })
         .map(|run| run.case.id())

@@ -73,6 +73,7 @@ fn a_suspect_whose_switch_makes_every_rerun_pass_decides() {
         rerun: vec![case("a"), case("b")],
         as_they_are: true,
         suspects: vec![&first, &second],
+        hung_after: None,
     };
     let mut runs = vec![rerun("a", None, false), rerun("b", None, false)];
     runs.push(rerun("a", Some(2), true));
@@ -92,6 +93,7 @@ fn nothing_is_decided_before_the_reruns_as_they_are_end() {
         rerun: vec![case("a")],
         as_they_are: true,
         suspects: vec![&first],
+        hung_after: None,
     };
     // The suspect's run came first: the test may pass as it is too.
     let runs = vec![rerun("a", Some(1), true)];
@@ -109,6 +111,7 @@ fn a_test_that_passes_as_it_is_counts_for_no_suspect() {
         rerun: vec![case("a"), case("b")],
         as_they_are: true,
         suspects: vec![&first, &second],
+        hung_after: None,
     };
     let runs = vec![
         rerun("a", None, true),
@@ -130,6 +133,7 @@ fn of_suspects_that_fix_as_much_the_likeliest_is_blamed() {
         rerun: vec![case("a"), case("b")],
         as_they_are: false,
         suspects: vec![&second, &first],
+        hung_after: None,
     };
     let runs = vec![
         rerun("a", Some(1), true),
@@ -151,6 +155,7 @@ fn without_a_rerun_as_they_are_a_hang_is_judged_by_the_switches_alone() {
         rerun: vec![case("a")],
         as_they_are: false,
         suspects: vec![&first],
+        hung_after: None,
     };
     let reruns = Reruns::of(&probe, &[rerun("a", Some(1), false)]);
     assert!(!reruns.decided());
@@ -168,6 +173,7 @@ fn a_suspect_that_fails_alone_among_the_authors_functions_decides() {
         rerun: vec![case("a")],
         as_they_are: true,
         suspects: vec![&first, &second, &third],
+        hung_after: None,
     };
     // Three wrong: no one switch makes the test pass.
     let mut runs = vec![
@@ -203,10 +209,32 @@ fn a_switch_that_fixes_every_failure_comes_before_one_alone() {
         rerun: vec![case("a")],
         as_they_are: false,
         suspects: vec![&first, &second, &third],
+        hung_after: None,
     };
     let runs = vec![rerun_with("a", "1,2", false), rerun("a", Some(2), true)];
     let (function, _) = culprit(Reruns::of(&probe, &runs).verdict());
     assert_eq!(function, "Timer::cmp");
+}
+
+#[test]
+fn a_switch_that_passes_only_as_slowly_as_theirs_hung_is_no_fix() {
+    let (first, second) = (suspect(1, "call_at"), suspect(2, "Timer::cmp"));
+    let probe = Probe {
+        rerun: vec![case("a")],
+        as_they_are: false,
+        suspects: vec![&first, &second],
+        // Asked while it had run 6 s without ending.
+        hung_after: Some(Duration::from_secs(6)),
+    };
+    let slow = TestRun {
+        took: Duration::from_secs(4),
+        ..rerun("a", Some(1), true)
+    };
+    let reruns = Reruns::of(&probe, &[slow]);
+    assert!(!reruns.decided(), "as slow as a busy machine, not a fix");
+    let quick = rerun("a", Some(1), true);
+    let (function, _) = culprit(Reruns::of(&probe, &[quick]).verdict());
+    assert_eq!(function, "call_at");
 }
 
 #[test]
