@@ -409,6 +409,8 @@ fn the_authors_and_teachers_commands_are_cargo_xtask() {
             "{moved}: {}",
             stderr(&told)
         );
+        let pointed = stdout(&clone.workshop(&["help", moved]));
+        assert!(pointed.contains("`cargo xtask help`"), "{pointed}");
         let help = stdout(&clone.xtask(&["help", moved]));
         assert!(
             help.starts_with(&format!("usage: cargo xtask {moved}")),

@@ -32,6 +32,12 @@ const MOVED_TO_XTASK: [&str; 3] = ["freeze", "verify", "pack"];
 
 /// What `help COMMAND` and `COMMAND --help` print.
 fn command_help(command: &str) -> Option<&'static str> {
+    if MOVED_TO_XTASK.contains(&command) {
+        return Some(
+            "The authors' and the teacher's commands, freeze, verify and \
+             pack, are `cargo xtask`'s now: `cargo xtask help` lists them.",
+        );
+    }
     Some(match command {
         "start" => start::HELP,
         "check" => check::HELP,
