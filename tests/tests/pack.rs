@@ -22,7 +22,7 @@ use workshop_tests::{workspace_root, xtask_program};
 #[ignore = "builds the workshop from scratch with no network: 2 minutes or more"]
 fn a_pack_builds_and_runs_the_track_with_no_network() {
     let scratch =
-        env::temp_dir().join(format!("workshop pack {}", std::process::id()));
+        env::temp_dir().join(format!("xtask pack {}", std::process::id()));
     let _ = fs::remove_dir_all(&scratch);
     let stick = scratch.join("NO NAME");
     fs::create_dir_all(&stick).expect("the scratch folder");
@@ -255,7 +255,7 @@ fn copy_folder(from: &Path, to: &Path) {
 #[ignore = "vendors every crate twice: a minute or more"]
 fn pack_runs_again_inside_a_zip_download_and_never_empties_work() {
     let scratch =
-        env::temp_dir().join(format!("workshop pack again {}", std::process::id()));
+        env::temp_dir().join(format!("xtask pack again {}", std::process::id()));
     let _ = fs::remove_dir_all(&scratch);
     let workshop = scratch.join("event loop");
     let cloned = Command::new("git")
