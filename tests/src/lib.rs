@@ -6,7 +6,8 @@
 //! server for a test to talk to (`server`), and put any step's echo server
 //! through the same scenarios (`echo_server`). The participant's tool,
 //! `cargo workshop`, is a crate of its own (`workshop/`); the tests run it
-//! as a participant would (`workshop_program`).
+//! as a participant would (`workshop_program`), and the authors' and the
+//! teacher's `cargo xtask` (`xtask/`) as they would (`xtask_program`).
 
 pub mod built;
 pub mod echo_server;
@@ -65,6 +66,21 @@ pub fn workshop_program() -> PathBuf {
                 &workspace_root().join("Cargo.toml"),
                 &["-p", "workshop", "--bin", "workshop"],
                 "workshop",
+            )
+        })
+        .clone()
+}
+
+/// The authors' and the teacher's commands, `cargo xtask`, built once in
+/// each test process from this workshop's sources, as `workshop_program`.
+pub fn xtask_program() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            built::executable(
+                &workspace_root().join("Cargo.toml"),
+                &["-p", "xtask", "--bin", "xtask"],
+                "xtask",
             )
         })
         .clone()

@@ -1,4 +1,4 @@
-//! `cargo workshop pack DIR`, the teacher's plan B: the folder it writes
+//! `cargo xtask pack DIR`, the teacher's plan B: the folder it writes
 //! builds and runs the build-it track with no network and an empty Cargo
 //! home, as a participant's machine would, from a path with spaces in it
 //! (a stick mounted at `/Volumes/NO NAME`).
@@ -16,27 +16,27 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Instant;
 
-use workshop_tests::{workshop_program, workspace_root};
+use workshop_tests::{workspace_root, xtask_program};
 
 #[test]
 #[ignore = "builds the workshop from scratch with no network: 2 minutes or more"]
 fn a_pack_builds_and_runs_the_track_with_no_network() {
     let scratch =
-        env::temp_dir().join(format!("workshop pack {}", std::process::id()));
+        env::temp_dir().join(format!("xtask pack {}", std::process::id()));
     let _ = fs::remove_dir_all(&scratch);
     let stick = scratch.join("NO NAME");
     fs::create_dir_all(&stick).expect("the scratch folder");
     let packed = stick.join("event loop");
 
     let began = Instant::now();
-    let output = Command::new(workshop_program())
+    let output = Command::new(xtask_program())
         .current_dir(workspace_root())
         .arg("pack")
         .arg(&packed)
         .stdin(Stdio::null())
         .output()
-        .expect("cargo workshop runs");
-    assert_ran(&output, "cargo workshop pack");
+        .expect("cargo xtask runs");
+    assert_ran(&output, "cargo xtask pack");
     eprintln!("pack: {} s", began.elapsed().as_secs());
     let zip = stick.join("event loop.zip");
     assert!(zip.is_file(), "no {}", zip.display());
@@ -255,7 +255,7 @@ fn copy_folder(from: &Path, to: &Path) {
 #[ignore = "vendors every crate twice: a minute or more"]
 fn pack_runs_again_inside_a_zip_download_and_never_empties_work() {
     let scratch =
-        env::temp_dir().join(format!("workshop pack again {}", std::process::id()));
+        env::temp_dir().join(format!("xtask pack again {}", std::process::id()));
     let _ = fs::remove_dir_all(&scratch);
     let workshop = scratch.join("event loop");
     let cloned = Command::new("git")
@@ -267,12 +267,12 @@ fn pack_runs_again_inside_a_zip_download_and_never_empties_work() {
     assert!(cloned.success(), "git clone failed");
     fs::remove_dir_all(workshop.join(".git")).expect("the clone's .git");
     let pack = || {
-        Command::new(workshop_program())
+        Command::new(xtask_program())
             .current_dir(&workshop)
             .args(["pack", "out"])
             .stdin(Stdio::null())
             .output()
-            .expect("cargo workshop runs")
+            .expect("cargo xtask runs")
     };
     assert_ran(&pack(), "the first pack");
     let again = pack();

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use workshop::authors::{self, FREEZE_COMMAND};
-use workshop_tests::{workshop_program, workspace_root};
+use workshop_tests::{workshop_program, workspace_root, xtask_program};
 
 /// A clone of the repository in a folder of its own, removed when dropped.
 struct Clone {
@@ -81,6 +81,16 @@ impl Clone {
             .current_dir(&self.dir)
             .output()
             .expect("the workshop program runs")
+    }
+
+    /// `cargo xtask ARGS`, the authors' and the teacher's commands, run in
+    /// the clone with this checkout's build of the program.
+    fn xtask(&self, args: &[&str]) -> Output {
+        Command::new(xtask_program())
+            .args(args)
+            .current_dir(&self.dir)
+            .output()
+            .expect("the xtask program runs")
     }
 
     fn path(&self, file: &str) -> PathBuf {
@@ -380,11 +390,60 @@ fn help_prints_the_usage_and_succeeds() {
     assert!(stdout(&clone.workshop(&["start", "--help"])).contains("--force"));
 }
 
+/// The authors' and the teacher's commands are `cargo xtask`'s: the
+/// participant's usage leaves them out, and a teacher who types the old
+/// name is told the new one, with nothing done.
+#[test]
+fn the_authors_and_teachers_commands_are_cargo_xtask() {
+    let clone = Clone::new("xtask");
+    let usage = stdout(&clone.workshop(&["help"]));
+    for moved in ["freeze", "verify", "pack"] {
+        assert!(
+            !usage.contains(&format!("  {moved} ")),
+            "the participant's usage lists {moved}:\n{usage}"
+        );
+        let told = clone.workshop(&[moved, "out"]);
+        assert_eq!(told.status.code(), Some(2), "{moved}: {}", stdout(&told));
+        assert!(
+            stderr(&told).contains(&format!("is `cargo xtask {moved}` now")),
+            "{moved}: {}",
+            stderr(&told)
+        );
+        let pointed = stdout(&clone.workshop(&["help", moved]));
+        assert!(pointed.contains("`cargo xtask help`"), "{pointed}");
+        let help = stdout(&clone.xtask(&["help", moved]));
+        assert!(
+            help.starts_with(&format!("usage: cargo xtask {moved}")),
+            "{help}"
+        );
+    }
+    assert!(!clone.path("out").exists(), "cargo workshop pack packed");
+    let told = clone.workshop(&["times", "times-ada.csv"]);
+    assert_eq!(told.status.code(), Some(2), "{}", stdout(&told));
+    assert!(
+        stderr(&told).contains("`cargo xtask pilot FILE...`"),
+        "{}",
+        stderr(&told)
+    );
+    let usage = stdout(&clone.xtask(&["--help"]));
+    for command in [
+        "freeze [N...]",
+        "verify [N...]",
+        "pack DIR",
+        "pilot FILE...",
+    ] {
+        assert!(usage.contains(command), "no {command}:\n{usage}");
+    }
+    let unknown = clone.xtask(&["start", "3"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr(&unknown).starts_with("error: unknown command `start 3`"));
+}
+
 #[test]
 fn verify_refuses_a_step_started_here() {
     let clone = Clone::new("verify");
     assert!(clone.workshop(&["start", "3"]).status.success());
-    let refused = clone.workshop(&["verify", "3"]);
+    let refused = clone.xtask(&["verify", "3"]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(
         stderr(&refused).contains("step 3 is started here"),
@@ -832,7 +891,8 @@ fn reset_names_an_added_file_and_removes_it_only_with_force() {
 }
 
 /// `times` shows when step 3 was started; `reset` keeps the record and says
-/// so; a teacher's collected `--csv` files become the pilot table's rows.
+/// so; a teacher's collected `--csv` files become the pilot table's rows
+/// (`cargo xtask pilot`).
 #[test]
 fn times_shows_a_started_step_and_reset_keeps_it() {
     let clone = Clone::new("times");
@@ -875,7 +935,7 @@ fn times_shows_a_started_step_and_reset_keeps_it() {
         fs::write(collected.join(format!("times-{i}.csv")), csv)
             .expect("a scratch file");
     }
-    let rows = stdout(&clone.workshop(&["times", &collected.to_string_lossy()]));
+    let rows = stdout(&clone.xtask(&["pilot", &collected.to_string_lossy()]));
     let row = rows.lines().find(|line| line.starts_with("| `start 3` |"));
     assert!(
         row.is_some_and(|row| {
@@ -1060,7 +1120,7 @@ fn freeze_refuses_a_zip_download_and_a_step_started_here() {
     let zip = Clone::zip("freeze-zip");
     let before = zip.read(stored);
     write_step3_with_a_wrong_cmp(&zip);
-    let refused = zip.workshop(&["freeze", "3"]);
+    let refused = zip.xtask(&["freeze", "3"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stdout(&refused));
     assert!(
         stderr(&refused).contains("not a git repository of its own"),
@@ -1074,7 +1134,7 @@ fn freeze_refuses_a_zip_download_and_a_step_started_here() {
     assert!(clone.workshop(&["start", "3"]).status.success());
     clone.write(STEP3, &authors);
     write_step3_with_a_wrong_cmp(&clone);
-    let refused = clone.workshop(&["freeze", "3"]);
+    let refused = clone.xtask(&["freeze", "3"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stdout(&refused));
     assert!(
         stderr(&refused).contains("Step 3 was started here"),
@@ -1109,7 +1169,7 @@ fn diff_takes_a_path_from_the_root_or_from_the_step_folder() {
 /// The authors' copies in `tests/authors/` are the steps as committed. A
 /// change to a step's file outside its track (each `main.rs`, when the
 /// stdout hook moved to `plumbing`) that is not stored again with `cargo
-/// workshop freeze` makes `status` tell every participant that the step
+/// xtask freeze` makes `status` tell every participant that the step
 /// "differs outside the track". Left out of the README's command, where a
 /// participant's own committed work would fail it; `.ci/run` runs it.
 #[test]
@@ -1119,7 +1179,7 @@ fn the_stored_authors_copies_are_the_committed_steps() {
     let status = stdout(&clone.workshop(&["status"]));
     assert!(
         status.lines().count() == 8 && !status.contains("differ"),
-        "a step's stored copy is stale: run `cargo workshop freeze` and \
+        "a step's stored copy is stale: run `{FREEZE_COMMAND}` and \
          commit tests/authors/\n{status}"
     );
 }

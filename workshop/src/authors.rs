@@ -6,7 +6,7 @@
 //! there however the workshop arrived (a clone, a ZIP without `.git`, a
 //! folder inside a course's repository, a shallow clone) and must not
 //! change when a participant commits their own work. So it is not read
-//! from git: `cargo workshop freeze` writes one file per step,
+//! from git: `cargo xtask freeze` writes one file per step,
 //! `tests/authors/stepNN-name.txt`, which the authors commit beside the
 //! steps. A test (`tests/tests/workshop.rs`) fails when a step and its
 //! stored copy no longer match.
@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 pub type Files = BTreeMap<String, String>;
 
 /// The command that brings the stored copies up to date with the steps.
-pub const FREEZE_COMMAND: &str = "cargo workshop freeze";
+pub const FREEZE_COMMAND: &str = "cargo xtask freeze";
 
 /// Where the stored copies live, relative to the workshop's root.
 pub const FOLDER: &str = "tests/authors";

@@ -7,8 +7,9 @@
 //! and `status` say where the participant stands against the authors'
 //! version of each step (`authors`, stored in `tests/authors/`), `reset N`
 //! puts it back, and `times` keeps how long each function took, for the
-//! teacher's pilot. For the authors, `freeze` stores the authors' version
-//! and `verify` proves every track, for CI.
+//! teacher's pilot. That is all a participant builds: the authors' and the
+//! teacher's commands (`freeze`, `verify`, `pack`, `pilot`) are `cargo
+//! xtask`'s, in `xtask/`, which uses this crate as a library.
 //!
 //! Where things are: `main.rs` holds the usage and the dispatch; each
 //! command is a module of `commands`, with its help and its `run`; `step`
@@ -33,8 +34,8 @@
 //!   - a word it does not know, or a missing step number: the command's
 //!     usage follows;
 //!   - a refusal that keeps work safe (`start` or `reset` over written
-//!     functions, `freeze` of a started step): it names the functions and
-//!     the command that goes on anyway (`--force`);
+//!     functions, `cargo xtask freeze` of a started step): it names the
+//!     functions and the command that goes on anyway (`--force`);
 //!   - the workshop is not where it looks (no workspace, a marker deleted,
 //!     a stored copy missing): it names the file and how to put it back;
 //!   - the tool's own machinery failed (a copy, Cargo, a full disk, a

@@ -6,7 +6,7 @@ use std::env;
 use std::process::ExitCode;
 
 use workshop::commands::{
-    check, diff, freeze, pack, reset, start, status, times, verify, watch,
+    check, diff, help_asked, reset, start, status, times, watch,
 };
 
 const USAGE: &str = "\
@@ -24,26 +24,27 @@ usage: cargo workshop <command>
   times [--csv]      when you started each step, minutes to each function
   help [COMMAND]     this, or what COMMAND does
 
-Run it anywhere inside your copy of the workshop (a clone or a download).
+Run it anywhere inside your copy of the workshop (a clone or a download).";
 
-For the teacher and the workshop's authors (CONTRIBUTING.md), not for a
-participant's copy:
-  pack DIR           the workshop to build offline, in DIR and DIR.zip
-  verify [N...]      prove the tracks (for CI): start, check each function, reset
-  freeze [N...]      store the steps as the authors' version, in their repository";
+/// The commands that were `cargo workshop`'s before they moved to `cargo
+/// xtask`, for a teacher or an author used to the old name.
+const MOVED_TO_XTASK: [&str; 3] = ["freeze", "verify", "pack"];
 
 /// What `help COMMAND` and `COMMAND --help` print.
 fn command_help(command: &str) -> Option<&'static str> {
+    if MOVED_TO_XTASK.contains(&command) {
+        return Some(
+            "The authors' and the teacher's commands, freeze, verify and \
+             pack, are `cargo xtask`'s now: `cargo xtask help` lists them.",
+        );
+    }
     Some(match command {
         "start" => start::HELP,
         "check" => check::HELP,
         "reset" => reset::HELP,
         "diff" => diff::HELP,
-        "freeze" => freeze::HELP,
         "status" => status::HELP,
         "times" => times::HELP,
-        "verify" => verify::HELP,
-        "pack" => pack::HELP,
         "watch" => watch::HELP,
         _ => return None,
     })
@@ -66,7 +67,7 @@ fn main() -> ExitCode {
 
 fn run(args: &[String]) -> Result<ExitCode, String> {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
-    if let Some(help) = help_asked(&words) {
+    if let Some(help) = help_asked(&words, command_help, USAGE) {
         println!("{help}");
         return Ok(ExitCode::SUCCESS);
     }
@@ -80,28 +81,19 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         "check" => check::run,
         "reset" => reset::run,
         "diff" => diff::run,
-        "freeze" => freeze::run,
         "status" => status::run,
         "times" => times::run,
-        "verify" => verify::run,
-        "pack" => pack::run,
         "watch" => watch::run,
+        moved if MOVED_TO_XTASK.contains(&moved) => {
+            return Err(format!(
+                "`cargo workshop {moved}` is `cargo xtask {moved}` now: the \
+                 authors' and the teacher's commands have a package of their \
+                 own, xtask/, which a participant never builds"
+            ));
+        }
         _ => {
             return Err(format!("unknown command `{}`\n\n{USAGE}", words.join(" ")));
         }
     };
     run(&here, rest)
-}
-
-/// The help asked for, if any: `--help`, `-h` or `help` alone, or with a
-/// command (`help start`, `start --help`).
-fn help_asked(words: &[&str]) -> Option<&'static str> {
-    let is_help = |word: &&str| matches!(*word, "--help" | "-h" | "help");
-    if !words.iter().any(is_help) {
-        return None;
-    }
-    let command = words
-        .iter()
-        .find(|word| !is_help(word) && !word.starts_with('-'));
-    Some(command.and_then(|c| command_help(c)).unwrap_or(USAGE))
 }

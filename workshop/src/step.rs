@@ -85,8 +85,8 @@ fn step_package(folder: &Path) -> Option<u32> {
 pub enum Authors {
     /// The stored copy in `tests/authors/`, as the authors committed it.
     Stored,
-    /// The files of this workshop folder as they are: `verify` proves the
-    /// tracks of the code in front of it, frozen or not.
+    /// The files of this workshop folder as they are: `cargo xtask verify`
+    /// proves the tracks of the code in front of it, frozen or not.
     Files(PathBuf),
 }
 

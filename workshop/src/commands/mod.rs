@@ -1,24 +1,23 @@
 //! The commands of `cargo workshop`, a module each. Each has its `HELP`
 //! (what `cargo workshop help COMMAND` prints) and its `run`, which takes
-//! the words after the command's name; `main.rs` only dispatches.
+//! the words after the command's name; `main.rs` only dispatches. The
+//! authors' and the teacher's commands (`cargo xtask`, in `xtask/`) take
+//! their words the same way.
 //!
 //! What each command prints and how it exits follows the crate's error
 //! policy (the crate's documentation, `lib.rs`).
 
 use std::fs;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 use crate::step::Step;
 
 pub mod check;
 pub mod diff;
-pub mod freeze;
-pub mod pack;
 pub mod reset;
 pub mod start;
 pub mod status;
 pub mod times;
-pub mod verify;
 pub mod watch;
 
 /// The words after a command's name: its plain arguments, and which of
@@ -88,6 +87,25 @@ impl<'a> Words<'a> {
     }
 }
 
+/// The help asked for, if any: `--help`, `-h` or `help` alone (the
+/// `usage`), or with a command (`help start`, `start --help`: its own
+/// help, as `command_help` gives it, or the usage for a command it does
+/// not know).
+pub fn help_asked(
+    words: &[&str],
+    command_help: fn(&str) -> Option<&'static str>,
+    usage: &'static str,
+) -> Option<&'static str> {
+    let is_help = |word: &&str| matches!(*word, "--help" | "-h" | "help");
+    if !words.iter().any(is_help) {
+        return None;
+    }
+    let command = words
+        .iter()
+        .find(|word| !is_help(word) && !word.starts_with('-'));
+    Some(command.and_then(|c| command_help(c)).unwrap_or(usage))
+}
+
 /// Writes `text` to `path`, making its folder if need be.
 pub fn write(path: &Path, text: &str) -> Result<(), String> {
     if let Some(parent) = path.parent() {
@@ -126,7 +144,7 @@ pub fn indent(text: &str) -> String {
 /// the step folder works anywhere, as it always has.
 pub fn step_file(step: &Step, here: &Path, named: &str) -> String {
     let named = normal_file(named);
-    let full = pack::lexically_normal(&here.join(&named));
+    let full = lexically_normal(&here.join(&named));
     match full.strip_prefix(step.dir()) {
         Ok(inside) if !inside.as_os_str().is_empty() => crate::with_slashes(inside),
         _ => named,
@@ -137,4 +155,39 @@ pub fn step_file(step: &Step, here: &Path, named: &str) -> String {
 /// relative to the step folder, `/`-separated.
 pub fn normal_file(file: &str) -> String {
     file.replace('\\', "/").trim_start_matches("./").to_owned()
+}
+
+/// `path` with `.` left out and each `..` taking away the part before it,
+/// without asking the file system: the same folder, comparable with
+/// another by `starts_with`.
+pub fn lexically_normal(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !normal.pop() {
+                    normal.push(part);
+                }
+            }
+            _ => normal.push(part),
+        }
+    }
+    normal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normal_paths() {
+        assert_eq!(
+            lexically_normal(Path::new("/a/./b/../c")),
+            Path::new("/a/c")
+        );
+        assert!(
+            Path::new("/w/x").starts_with(lexically_normal(Path::new("/w/x/y/..")))
+        );
+    }
 }

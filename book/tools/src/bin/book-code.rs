@@ -9,7 +9,7 @@
 //!   participant commits, a book built or served locally still shows the
 //!   authors' bodies where a chapter promises them. For a file the stored
 //!   copy lacks, the file on disk is read. An author previewing changes to
-//!   a step before `cargo workshop freeze` runs `BOOK_CODE=worktree mdbook
+//!   a step before `cargo xtask freeze` runs `BOOK_CODE=worktree mdbook
 //!   serve book --port 4000`;
 //! - no listing shows a marker line: `// ANCHOR:` and `// ANCHOR_END:`
 //!   (how the book includes code) and `// BUILD k/n: …` (how `cargo

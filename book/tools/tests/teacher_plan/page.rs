@@ -161,7 +161,7 @@ fn plan_b_is_one_command_and_a_folder_that_builds_as_it_is() {
         .expect("teacher.md has a Plan B section");
     let mut problems = Vec::new();
     let blocks = code_blocks(plan_b, "sh");
-    for wanted in ["cargo workshop pack ", "cargo run -p step01"] {
+    for wanted in ["cargo xtask pack ", "cargo run -p step01"] {
         if !blocks.iter().any(|block| block.contains(wanted)) {
             problems.push(format!("Plan B: no `{wanted}` line"));
         }

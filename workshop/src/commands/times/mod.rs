@@ -10,8 +10,9 @@
 //! spent them.
 //!
 //! `times` prints one line per step; `times --csv` the same as CSV, which
-//! the teacher collects from each participant; `times FILE...` reads the
-//! collected files and prints the rows of the teacher's pilot table.
+//! the teacher collects from each participant and turns into the rows of
+//! the teacher's pilot table with `cargo xtask pilot FILE...` (the
+//! teacher's command, in `xtask/`, which reads what `csv` writes).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -26,26 +27,27 @@ use crate::commands::status::fingerprint;
 use crate::step::{Stage, Step};
 use std::process::ExitCode;
 
-pub const HELP: &str = "usage: cargo workshop times [--csv | FILE...]\n\n\
+pub const HELP: &str = "usage: cargo workshop times [--csv]\n\n\
              For each step you started: when (UTC), and the minutes from then \
              to each\nfunction's first pass of `check` and to the step's. \
              Kept in .workshop/times.csv\nof this checkout only; nothing is \
-             sent anywhere. --csv prints them for your\nteacher; a teacher \
-             gives the collected files, or a folder of them (FILE...),\nto \
-             get the rows of the teacher's page's pilot table.";
+             sent anywhere. --csv prints them for your\nteacher.";
 
 pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let words = Words::parse(args, &["--csv"], HELP)?;
     let root = crate::step::find_root(here)?;
-    match (words.has("--csv"), words.plain.as_slice()) {
-        (false, []) => println!("{}", table(&root)),
-        (true, []) => print!("{}", csv(&root)),
-        (false, files) => print!("{}", pilot_rows(&root, files)?),
-        (true, _) => {
-            return Err(format!(
-                "`--csv` prints this checkout's own times, not FILEs'\n\n{HELP}"
-            ));
-        }
+    if !words.plain.is_empty() {
+        return Err(format!(
+            "`cargo workshop times` prints this checkout's own times, and takes \
+             no `{}`: a teacher turns the collected files into the pilot \
+             table's rows with `cargo xtask pilot FILE...`\n\n{HELP}",
+            words.plain.join(" ")
+        ));
+    }
+    if words.has("--csv") {
+        print!("{}", csv(&root));
+    } else {
+        println!("{}", table(&root));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -397,103 +399,6 @@ pub fn csv(root: &Path) -> String {
         }
     }
     out
-}
-
-/// `cargo workshop times FILE...`: the collected `--csv` files of a group
-/// (or folders of them), as rows of the teacher's pilot table: median and
-/// slowest minutes to `done` among those who finished the step, and how
-/// many did; the estimate is taken from the teacher's page when it is there.
-pub fn pilot_rows(root: &Path, named: &[&str]) -> Result<String, String> {
-    let files = csv_files(named)?;
-    let mut done: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
-    let mut dates: Vec<String> = Vec::new();
-    for file in &files {
-        let shown = file.display();
-        let text =
-            fs::read_to_string(file).map_err(|err| format!("{shown}: {err}"))?;
-        for line in text.lines().skip(1) {
-            let fields: Vec<&str> = line.trim_end().split(',').collect();
-            let [step, started, "done", minutes] = fields.as_slice() else {
-                continue;
-            };
-            let (Ok(step), Ok(minutes)) = (step.parse(), minutes.parse()) else {
-                return Err(format!("{shown}: cannot read the line `{line}`"));
-            };
-            done.entry(step).or_default().push(minutes);
-            dates.push(started.get(..10).unwrap_or_default().to_owned());
-        }
-    }
-    if done.is_empty() {
-        return Err(format!(
-            "no step is done in {} file(s): nothing to put in the pilot table",
-            files.len()
-        ));
-    }
-    dates.sort();
-    dates.dedup();
-    let when = match dates.as_slice() {
-        [one] => one.clone(),
-        [first, .., last] => format!("{first} to {last}"),
-        [] => String::new(),
-    };
-    let teacher_page =
-        fs::read_to_string(root.join("book/src/teacher.md")).unwrap_or_default();
-    let mut out = String::from(
-        "| track | estimated | median participant | slowest participant | date, group size |\n\
-         | --- | --- | --- | --- | --- |\n",
-    );
-    for (step, mut minutes) in done {
-        minutes.sort_unstable();
-        let _ = writeln!(
-            out,
-            "| `start {step}` | {} | {} min | {} min | {when}, {} of {} participants |",
-            estimate(&teacher_page, step).unwrap_or("?"),
-            median(&minutes),
-            minutes[minutes.len() - 1],
-            minutes.len(),
-            files.len()
-        );
-    }
-    Ok(out)
-}
-
-/// The files named, a folder standing for the `.csv` files in it (a
-/// PowerShell does not expand `times-*.csv` for a program).
-fn csv_files(named: &[&str]) -> Result<Vec<PathBuf>, String> {
-    let mut files = Vec::new();
-    for name in named {
-        let path = PathBuf::from(name);
-        if !path.is_dir() {
-            files.push(path);
-            continue;
-        }
-        let mut inside: Vec<PathBuf> = fs::read_dir(&path)
-            .map_err(|err| format!("{name}: {err}"))?
-            .flatten()
-            .map(|entry| entry.path())
-            .filter(|file| file.extension().is_some_and(|ext| ext == "csv"))
-            .collect();
-        inside.sort();
-        files.extend(inside);
-    }
-    Ok(files)
-}
-
-/// The estimate for `start N` in the teacher page's pilot table.
-fn estimate(page: &str, step: u32) -> Option<&str> {
-    let row = format!("| `start {step}` | ");
-    let line = page.lines().find(|line| line.starts_with(&row))?;
-    Some(line[row.len()..].split(" |").next()?.trim())
-}
-
-/// The middle value of sorted minutes, rounded up between two.
-fn median(sorted: &[u64]) -> u64 {
-    let half = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[half]
-    } else {
-        (sorted[half - 1] + sorted[half]).div_ceil(2)
-    }
 }
 
 /// Seconds since 1970 as `YYYY-MM-DD HH:MM`, UTC.

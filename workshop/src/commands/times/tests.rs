@@ -1,5 +1,5 @@
-//! The record of times: what is noted when, the table, the pilot's rows,
-//! and a damaged record.
+//! The record of times: what is noted when, the table, and a damaged
+//! record.
 
 use super::*;
 
@@ -159,12 +159,6 @@ fn utc_is_the_civil_date() {
     assert_eq!(utc(0), "1970-01-01 00:00");
     assert_eq!(utc(951_825_600), "2000-02-29 12:00");
     assert_eq!(utc(1_795_752_900), "2026-11-27 04:15");
-}
-
-#[test]
-fn the_median_of_an_even_count_rounds_up() {
-    assert_eq!(median(&[10, 20, 30]), 20);
-    assert_eq!(median(&[10, 21]), 16);
 }
 
 /// A workshop of one step, step 1, copied from this one with its stored

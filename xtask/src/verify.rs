@@ -1,4 +1,4 @@
-//! `cargo workshop verify [N...]`, for CI: every track proved on a copy of
+//! `cargo xtask verify [N...]`, for CI: every track proved on a copy of
 //! the repository, as rustlings proves its exercises.
 
 use std::fs;
@@ -6,17 +6,18 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use crate::commands::check::check;
-use crate::commands::freeze::{blank_function, steps_named};
-use crate::commands::reset::reset;
-use crate::commands::start::start;
-use crate::commands::{Words, indent, write};
-use crate::runner::{self, Progress};
-use crate::step::{Authors, Step, find_root};
-use crate::track::{self, Marked};
-use crate::warm_copy;
+use workshop::commands::check::check;
+use workshop::commands::reset::reset;
+use workshop::commands::start::start;
+use workshop::commands::{Words, indent, write};
+use workshop::runner::{self, Progress};
+use workshop::step::{Authors, Step, find_root};
+use workshop::track::{self, Marked};
+use workshop::warm_copy;
 
-pub const HELP: &str = "usage: cargo workshop verify [N...]\n\n\
+use crate::freeze::{blank_function, steps_named};
+
+pub const HELP: &str = "usage: cargo xtask verify [N...]\n\n\
              For CI: on a copy of the repository, starts each step (or those \
              named),\nchecks that check names each blank function in turn and \
              that its test fails,\nwrites it back, and that reset restores the \
@@ -180,7 +181,7 @@ fn write_back(step: &Step, expected: &Marked) -> Result<(), String> {
 
 /// Every file under `dir` (no `target`), with its bytes.
 fn all_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = crate::files_below(dir)
+    let mut files: Vec<(String, Vec<u8>)> = workshop::files_below(dir)
         .into_iter()
         .filter(|file| !file.starts_with("target/"))
         .map(|file| {

@@ -1,4 +1,4 @@
-//! `cargo workshop freeze [N...]`, for the authors: stores the steps' files
+//! `cargo xtask freeze [N...]`, for the authors: stores the steps' files
 //! as they are in `tests/authors/`, the authors' version that every other
 //! command and the book compare with.
 
@@ -7,13 +7,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-use crate::authors;
-use crate::commands::times::{self, Event};
-use crate::commands::{Words, write};
-use crate::step::{Authors, Step, find_root, step_folders};
-use crate::track;
+use workshop::authors;
+use workshop::commands::times::{self, Event};
+use workshop::commands::{Words, write};
+use workshop::step::{Authors, Step, find_root, step_folders};
+use workshop::track;
 
-pub const HELP: &str = "usage: cargo workshop freeze [N...]\n\n\
+pub const HELP: &str = "usage: cargo xtask freeze [N...]\n\n\
              For the workshop's authors: stores the steps' files as they are \
              (or those of\nthe steps named) in tests/authors/, as the authors' \
              version that start,\ncheck, reset, status and the book compare \
@@ -67,7 +67,7 @@ fn freeze(root: &Path, numbers: &[&str]) -> Result<String, String> {
             .map(|step| format!("{}.txt", step.folder))
             .collect();
         let folder = root.join(authors::FOLDER);
-        for stale in crate::files_below(&folder)
+        for stale in workshop::files_below(&folder)
             .into_iter()
             .filter(|file| !kept.contains(file))
         {

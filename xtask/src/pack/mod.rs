@@ -1,4 +1,4 @@
-//! `cargo workshop pack DIR`: the teacher's plan B, a folder (and a ZIP of
+//! `cargo xtask pack DIR`: the teacher's plan B, a folder (and a ZIP of
 //! it) that builds on any participant's machine with no network and no
 //! setup.
 //!
@@ -11,22 +11,29 @@
 //! book is built into `book-html/` too, for participants without mdBook.
 //!
 //! The ZIP is written here, uncompressed ("stored"), so that it needs no
-//! crate that every participant's first `cargo workshop` would compile and
-//! no `zip` program, which Windows lacks; the price is its size, about the
-//! folder's.
+//! `zip` program, which Windows lacks, and no crate of its own, which
+//! `vendor/` would carry into every participant's copy; the price is its
+//! size, about the folder's.
+//!
+//! The pack is the whole workshop as git tracks it, `xtask/` too: it
+//! depends on nothing but the workspace's own packages, so it adds no
+//! crate to `vendor/`, and the workspace's members and `Cargo.lock` stay
+//! as they are, which an offline Cargo needs (a member left out would have
+//! to be cut from both by hand).
 
 use std::env;
 use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::fs;
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Output, Stdio};
 use std::time::Instant;
 
-use crate::commands::Words;
-use crate::commands::freeze::blank_function;
-use crate::step::{Step, find_root, step_folders};
+use workshop::commands::{Words, lexically_normal};
+use workshop::step::{Step, find_root, step_folders};
+
+use crate::freeze::blank_function;
 use earlier::{MANIFEST, make_empty, write_manifest};
 use zip::write_zip;
 
@@ -35,7 +42,7 @@ mod zip;
 
 /// The first line `pack` adds to the copy's `.cargo/config.toml`, to say
 /// whose lines follow. (What a later `pack` may empty is `earlier`'s.)
-const MARK: &str = "# Written by `cargo workshop pack`:";
+const MARK: &str = "# Written by `cargo xtask pack`:";
 
 /// What `pack` adds to the workshop's `.cargo/config.toml` in the copy.
 /// Cargo resolves a `directory` in a `[source]` table from the folder that
@@ -51,7 +58,7 @@ replace-with = \"vendored-sources\"
 directory = \"vendor\"
 ";
 
-pub const HELP: &str = "usage: cargo workshop pack DIR\n\n\
+pub const HELP: &str = "usage: cargo xtask pack DIR\n\n\
              For the teacher's plan B: writes the folder DIR, and DIR.zip \
              beside it, that\nbuilds with no network on any system as it is: \
              the workshop, vendor/ with\nevery crate it needs, its \
@@ -62,14 +69,14 @@ pub const HELP: &str = "usage: cargo workshop pack DIR\n\n\
              pack as pack wrote it. A participant copies the folder\n(or unzips the ZIP) and \
              runs `cargo run -p step01` in it.";
 
-/// `cargo workshop pack DIR`, DIR relative to `here`: packs, and says
+/// `cargo xtask pack DIR`, DIR relative to `here`: packs, and says
 /// what it wrote.
 pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let words = Words::parse(args, &[], HELP)?;
     let root = find_root(here)?;
     let [dir] = words.plain.as_slice() else {
         return Err(format!(
-            "`cargo workshop pack` needs one folder to write, such as \
+            "`cargo xtask pack` needs one folder to write, such as \
              /media/usb/event-loop (in quotes if its name has spaces)\n\n{HELP}"
         ));
     };
@@ -86,7 +93,7 @@ pub fn pack(root: &Path, dir: &Path) -> Result<String, String> {
     if root.starts_with(&dir) {
         return Err(format!(
             "{} holds the workshop itself: name a new folder outside it \
-             (on the stick, say), for example `cargo workshop pack \
+             (on the stick, say), for example `cargo xtask pack \
              /media/usb/event-loop`",
             dir.display()
         ));
@@ -287,7 +294,7 @@ fn walk(dir: &Path, skip: &[PathBuf]) -> Result<Vec<(String, u64)>, String> {
             if metadata.is_dir() {
                 pending.push(path);
             } else if let Ok(relative) = path.strip_prefix(dir) {
-                files.push((crate::with_slashes(relative), metadata.len()));
+                files.push((workshop::with_slashes(relative), metadata.len()));
             }
         }
     }
@@ -337,7 +344,7 @@ fn vendor_crates(root: &Path, vendor: &Path) -> Result<(), String> {
         .map_err(|err| {
             format!(
                 "cannot run {} for `cargo vendor`: {err}; run this as `cargo \
-                 workshop pack`, with Cargo on PATH",
+                 xtask pack`, with Cargo on PATH",
                 cargo.display()
             )
         })?;
@@ -347,7 +354,7 @@ fn vendor_crates(root: &Path, vendor: &Path) -> Result<(), String> {
     Err(format!(
         "`cargo vendor` could not copy the crates into {}:\n{}\n\
          It needs crates.io, or every crate in Cargo's cache: run \
-         `cargo workshop pack` again with the network on",
+         `cargo xtask pack` again with the network on",
         vendor.display(),
         last_lines(&output.stderr, 12)
     ))
@@ -400,25 +407,6 @@ fn build_book(root: &Path, out: &Path) -> Result<String, String> {
 
 // ---------------------------------------------------------------------------
 
-/// `path` with `.` left out and each `..` taking away the part before it,
-/// without asking the file system: the same folder, comparable with
-/// another by `starts_with`.
-pub(crate) fn lexically_normal(path: &Path) -> PathBuf {
-    let mut normal = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !normal.pop() {
-                    normal.push(part);
-                }
-            }
-            _ => normal.push(part),
-        }
-    }
-    normal
-}
-
 fn folder_size(dir: &Path) -> u64 {
     walk(dir, &[]).map_or(0, |files| files.iter().map(|(_, bytes)| bytes).sum())
 }
@@ -439,20 +427,4 @@ fn last_lines(bytes: &[u8], count: usize) -> String {
 
 pub(super) fn failed(path: &Path, err: &io::Error) -> String {
     format!("{}: {err}", path.display())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn normal_paths() {
-        assert_eq!(
-            lexically_normal(Path::new("/a/./b/../c")),
-            Path::new("/a/c")
-        );
-        assert!(
-            Path::new("/w/x").starts_with(lexically_normal(Path::new("/w/x/y/..")))
-        );
-    }
 }

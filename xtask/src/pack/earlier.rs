@@ -19,7 +19,7 @@ use super::failed;
 pub(super) const MANIFEST: &str = ".cargo/workshop-pack.txt";
 
 const HEADER: &str = "\
-# Every file `cargo workshop pack` wrote here: its hash, size and path.
+# Every file `cargo xtask pack` wrote here: its hash, size and path.
 # A later pack into this folder empties it only while each is as listed.
 ";
 
@@ -146,7 +146,7 @@ fn not_as_packed(dir: &Path) -> Result<Vec<String>, String> {
     while let Some(current) = pending.pop() {
         for entry in entries(&current)? {
             let file =
-                crate::with_slashes(entry.strip_prefix(dir).unwrap_or(&entry));
+                workshop::with_slashes(entry.strip_prefix(dir).unwrap_or(&entry));
             if file == MANIFEST || file == "target" {
                 continue;
             }
