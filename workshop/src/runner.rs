@@ -59,8 +59,8 @@ pub use build::{
 
 pub use limits::{
     AT_MOST, AT_MOST_HURRIED, AT_ONCE, ENOUGH_HANGS, HANG_SIGN, HURRIED,
-    MEMORY_LIMIT_GIB, PATIENCE, PROBE_DEADLINE, RERUNS_AT_ONCE, SLOW, TEST_DEADLINE,
-    TICK,
+    MEMORY_LIMIT_GIB, PATIENCE, PAUSED_AT_MOST, PROBE_DEADLINE, RERUNS_AT_ONCE,
+    SLOW, TEST_DEADLINE, TICK,
 };
 
 pub use memory::TOGETHER_GIB;
@@ -68,7 +68,7 @@ pub use memory::TOGETHER_GIB;
 #[cfg(unix)]
 pub use processes::interrupts;
 pub use processes::{
-    adopt_orphans, end_everything_and_exit, end_everything_on_interrupt,
+    Paused, adopt_orphans, end_everything_and_exit, end_everything_on_interrupt,
     end_what_killed_checks_left, record_tests_in,
 };
 

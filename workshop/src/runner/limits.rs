@@ -32,6 +32,11 @@ pub const PROBE_DEADLINE: Duration = Duration::from_secs(10);
 /// starts beside them (up to `AT_MOST`).
 pub const SLOW: Duration = Duration::from_secs(5);
 
+/// How long the tests running may be stopped while the probe asks about
+/// those that seem stuck (`Paused`), so that its build and reruns have the
+/// processor.
+pub const PAUSED_AT_MOST: Duration = Duration::from_secs(4);
+
 /// How long each test may run, counted from its start, once enough tests
 /// never ended (`Settings::enough_hangs`) or once a quick failure came and
 /// those running seem stuck: what is looked for then is a quick failure,
@@ -87,5 +92,9 @@ const _: () = assert!(HURRIED.as_secs() < HANG_SIGN.as_secs());
 // their `HURRIED` already: they are left out at once, and the verdict waits
 // no longer for them.
 const _: () = assert!(HURRIED.as_secs() <= SLOW.as_secs());
+// A test only slow, stopped while the probe asks (at `SLOW`), still has
+// time before its own guard once it goes on.
+const _: () =
+    assert!(SLOW.as_secs() + PAUSED_AT_MOST.as_secs() < PATIENCE.as_secs());
 // More run at once only as the tests running look stuck, then hurried.
 const _: () = assert!(AT_ONCE <= AT_MOST && AT_MOST <= AT_MOST_HURRIED);

@@ -29,7 +29,9 @@ use std::time::{Duration, Instant};
 use super::probe::{self, Found};
 use super::trace;
 use super::verdict::{Suspects, suspects};
-use crate::runner::{Cargo, Outcome, Progress, SoFar, TestCase, TestRun};
+use crate::runner::{
+    self, Cargo, Outcome, PAUSED_AT_MOST, Progress, SoFar, TestCase, TestRun,
+};
 use crate::step::Step;
 use crate::track::Marked;
 
@@ -180,7 +182,14 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             let suspects = self.suspects.clone();
             let named = Arc::clone(&self.named);
             let copy = self.copy.take();
+            // Tests stuck in a spin take the processor from the probe.
+            let paused = about_stuck.then(|| {
+                let paused = runner::Paused::now();
+                paused.at_most(PAUSED_AT_MOST);
+                paused
+            });
             let _ = self.probe.set(self.scope.spawn(move || {
+                let _paused = paused;
                 let asked: Vec<&TestRun> = failing.iter().collect();
                 let copy = match copy {
                     Some(preparing) => ready(preparing),
