@@ -276,8 +276,15 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             let _ = preparing.join();
         }
         let probe = self.probe.into_inner().and_then(|probe| probe.join().ok());
+        // Tests stuck in the loop: so is the demo, most likely, and it was
+        // stopped with them while the probe asked.
+        let stuck = !self.asked_while_stuck.borrow().is_empty();
         let trace = self.trace.into_inner().and_then(|trace| {
-            let grace = if failed { TRACE_GRACE } else { Duration::ZERO };
+            let grace = if failed && !stuck {
+                TRACE_GRACE
+            } else {
+                Duration::ZERO
+            };
             let began = Instant::now();
             while !trace.is_finished() && began.elapsed() < grace {
                 thread::sleep(Duration::from_millis(20));
