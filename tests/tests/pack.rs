@@ -21,8 +21,7 @@ use workshop_tests::{workspace_root, xtask_program};
 #[test]
 #[ignore = "builds the workshop from scratch with no network: 2 minutes or more"]
 fn a_pack_builds_and_runs_the_track_with_no_network() {
-    let scratch =
-        env::temp_dir().join(format!("xtask pack {}", std::process::id()));
+    let scratch = env::temp_dir().join(format!("xtask pack {}", std::process::id()));
     let _ = fs::remove_dir_all(&scratch);
     let stick = scratch.join("NO NAME");
     fs::create_dir_all(&stick).expect("the scratch folder");
