@@ -204,8 +204,8 @@ pub struct SoFar<'r> {
     /// Whether every test running has run `SLOW` or more: they may never
     /// end.
     pub seem_stuck: bool,
-    /// The tests running `SLOW` or more, with how long each has run.
-    pub stuck: Vec<(TestCase, Duration)>,
+    /// The tests running, with how long each has run.
+    pub running: Vec<(TestCase, Duration)>,
 }
 
 /// `run_tests`, but once `enough` says the tests so far answer the
@@ -288,7 +288,7 @@ pub fn run_tests_until(
             runs: &runs,
             left_out,
             seem_stuck: all_slow,
-            stuck: running_slow(&running, cases, settings.slow),
+            running: running_for(&running, cases),
         };
         if !orders.stop.load(Ordering::SeqCst) && enough(&so_far) {
             orders.stop.store(true, Ordering::SeqCst);
@@ -323,16 +323,14 @@ pub fn run_tests_until(
     }
 }
 
-/// Of the tests `running` (each with when it started), those running
-/// `slow` or more, with how long.
-fn running_slow(
+/// The tests `running` (each with when it started), with how long each
+/// has run.
+fn running_for(
     running: &[(String, Instant)],
     cases: &[TestCase],
-    slow: Duration,
 ) -> Vec<(TestCase, Duration)> {
     running
         .iter()
-        .filter(|(_, since)| since.elapsed() >= slow)
         .filter_map(|(label, since)| {
             let case = cases.iter().find(|case| case.label() == *label)?;
             Some((case.clone(), since.elapsed()))

@@ -160,7 +160,8 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
         let about_stuck =
             failing.is_empty() && so_far.seem_stuck && !self.suspects.is_empty();
         let failing = if about_stuck {
-            let stuck = stopped_as_they_are(&so_far.stuck);
+            // All running have run `SLOW` or more (`seem_stuck`).
+            let stuck = stopped_as_they_are(&so_far.running);
             self.asked_while_stuck.replace(stuck.clone());
             stuck
         } else {

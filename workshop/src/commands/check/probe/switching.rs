@@ -5,8 +5,10 @@
 //! suspect, the only one of the participant's left with every other
 //! switched to the authors', fails them on its own.
 
+use std::cell::RefCell;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use super::super::{Blame, authors_body, hand_programs_to, machine_trouble};
 use super::{Found, Probe};
@@ -63,12 +65,24 @@ pub(super) fn all_at_once<'a>(
     // A wrong suspect's reruns hang as the participant's did, to the
     // deadline: all at once, the culprit's are not queued behind them.
     settings.at_once = cases.len().min(RERUNS_AT_ONCE);
+    // What still ran when the reruns were enough: the verdict reads it.
+    let last_running = RefCell::new(Vec::new());
     let ran =
         runner::run_tests_until(&cases, &settings, &Progress::new(true), |so_far| {
-            Reruns::of(probe, so_far.runs).decided()
+            last_running.replace(so_far.running.clone());
+            Reruns::of(probe, so_far.runs, &so_far.running).decided()
         });
-    Ok(Some(Reruns::of(probe, &ran.runs).verdict()))
+    let running = if ran.enough {
+        last_running.into_inner()
+    } else {
+        Vec::new()
+    };
+    Ok(Some(Reruns::of(probe, &ran.runs, &running).verdict()))
 }
+
+/// How much longer than twice a switched rerun's pass the participant's
+/// own rerun must run on to count as failing again (`Reruns::of`).
+const OUTLASTED_BY: Duration = Duration::from_millis(500);
 
 /// Which suspects each rerun switches to the authors' body, likeliest
 /// suspect first: each alone (does theirs fix it?), then all but each
@@ -116,7 +130,13 @@ pub(super) struct Reruns<'p, 'a> {
 }
 
 impl<'p, 'a> Reruns<'p, 'a> {
-    pub(super) fn of(probe: &'p Probe<'a>, runs: &[TestRun]) -> Self {
+    /// What `runs`, ended, say, with `running` those still running and
+    /// for how long.
+    pub(super) fn of(
+        probe: &'p Probe<'a>,
+        runs: &[TestRun],
+        running: &[(TestCase, Duration)],
+    ) -> Self {
         let run_of = |case: &TestCase, switches: &[usize]| {
             runs.iter().find(|run| {
                 run.case.id() == case.id() && switched_to(&run.case) == switches
@@ -136,11 +156,34 @@ impl<'p, 'a> Reruns<'p, 'a> {
             run_of(case, switches)
                 .is_some_and(|run| !run.outcome.passed() && !at_a_todo(run))
         };
+        // Rerun as it is, a test that runs on long after a switch made it
+        // pass fails as it did: one whose failure comes and goes would end
+        // about as soon as the switched one. The verdict need not wait for
+        // the participant's own failure (step 7: 2 s of a slow reader's
+        // deadline, where the authors' passes in half a second).
+        let outlasted = |case: &TestCase| {
+            let Some((_, ran_for)) = running.iter().find(|(other, _)| {
+                other.id() == case.id() && switched_to(other).is_empty()
+            }) else {
+                return false;
+            };
+            runs.iter().any(|run| {
+                run.case.id() == case.id()
+                    && !switched_to(&run.case).is_empty()
+                    && run.outcome.passed()
+                    && *ran_for > run.took * 2 + OUTLASTED_BY
+            })
+        };
         let still_failing = if probe.as_they_are {
             probe
                 .rerun
                 .iter()
-                .map(|case| Some((case.id(), outcome(case, &[])?)))
+                .map(|case| {
+                    let failed = outcome(case, &[]).map(|passed| !passed);
+                    let failed =
+                        failed.or_else(|| outlasted(case).then_some(true))?;
+                    Some((case.id(), !failed))
+                })
                 .collect::<Option<Vec<_>>>()
                 .map(|all| {
                     all.into_iter()

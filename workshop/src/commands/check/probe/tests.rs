@@ -77,9 +77,12 @@ fn a_suspect_whose_switch_makes_every_rerun_pass_decides() {
     };
     let mut runs = vec![rerun("a", None, false), rerun("b", None, false)];
     runs.push(rerun("a", Some(2), true));
-    assert!(!Reruns::of(&probe, &runs).decided(), "b is still to come");
+    assert!(
+        !Reruns::of(&probe, &runs, &[]).decided(),
+        "b is still to come"
+    );
     runs.push(rerun("b", Some(2), true));
-    let reruns = Reruns::of(&probe, &runs);
+    let reruns = Reruns::of(&probe, &runs, &[]);
     assert!(reruns.decided());
     let (function, tests) = culprit(reruns.verdict());
     assert_eq!(function, "Timer::cmp");
@@ -97,9 +100,9 @@ fn nothing_is_decided_before_the_reruns_as_they_are_end() {
     };
     // The suspect's run came first: the test may pass as it is too.
     let runs = vec![rerun("a", Some(1), true)];
-    assert!(!Reruns::of(&probe, &runs).decided());
+    assert!(!Reruns::of(&probe, &runs, &[]).decided());
     let runs = [runs, vec![rerun("a", None, true)]].concat();
-    let reruns = Reruns::of(&probe, &runs);
+    let reruns = Reruns::of(&probe, &runs, &[]);
     assert!(reruns.decided());
     assert!(matches!(reruns.verdict(), Found::PassedOnRerun));
 }
@@ -121,7 +124,7 @@ fn a_test_that_passes_as_it_is_counts_for_no_suspect() {
         rerun("a", Some(2), true),
         rerun("b", Some(2), true),
     ];
-    let (function, tests) = culprit(Reruns::of(&probe, &runs).verdict());
+    let (function, tests) = culprit(Reruns::of(&probe, &runs, &[]).verdict());
     assert_eq!(function, "Timer::cmp");
     assert_eq!(tests, ["step03_timers::b"]);
 }
@@ -141,7 +144,7 @@ fn of_suspects_that_fix_as_much_the_likeliest_is_blamed() {
         rerun("a", Some(2), true),
         rerun("b", Some(2), false),
     ];
-    let reruns = Reruns::of(&probe, &runs);
+    let reruns = Reruns::of(&probe, &runs, &[]);
     // No suspect fixes both, but each fails `b` with the other switched.
     assert!(reruns.decided(), "each is wrong on its own");
     let (function, _) = culprit(reruns.verdict());
@@ -157,7 +160,7 @@ fn without_a_rerun_as_they_are_a_hang_is_judged_by_the_switches_alone() {
         suspects: vec![&first],
         hung_after: None,
     };
-    let reruns = Reruns::of(&probe, &[rerun("a", Some(1), false)]);
+    let reruns = Reruns::of(&probe, &[rerun("a", Some(1), false)], &[]);
     assert!(!reruns.decided());
     assert!(matches!(reruns.verdict(), Found::Nothing));
 }
@@ -182,11 +185,11 @@ fn a_suspect_that_fails_alone_among_the_authors_functions_decides() {
         rerun_with("a", "1,3", true),
     ];
     assert!(
-        !Reruns::of(&probe, &runs).decided(),
+        !Reruns::of(&probe, &runs, &[]).decided(),
         "poll_woken alone passes"
     );
     runs.push(rerun_with("a", "2,3", false));
-    let reruns = Reruns::of(&probe, &runs);
+    let reruns = Reruns::of(&probe, &runs, &[]);
     assert!(reruns.decided(), "wake_by_ref fails on its own");
     match reruns.verdict() {
         Found::Culprit(blame) => {
@@ -212,7 +215,7 @@ fn a_switch_that_fixes_every_failure_comes_before_one_alone() {
         hung_after: None,
     };
     let runs = vec![rerun_with("a", "1,2", false), rerun("a", Some(2), true)];
-    let (function, _) = culprit(Reruns::of(&probe, &runs).verdict());
+    let (function, _) = culprit(Reruns::of(&probe, &runs, &[]).verdict());
     assert_eq!(function, "Timer::cmp");
 }
 
@@ -230,11 +233,38 @@ fn a_switch_that_passes_only_as_slowly_as_theirs_hung_is_no_fix() {
         took: Duration::from_secs(4),
         ..rerun("a", Some(1), true)
     };
-    let reruns = Reruns::of(&probe, &[slow]);
+    let reruns = Reruns::of(&probe, &[slow], &[]);
     assert!(!reruns.decided(), "as slow as a busy machine, not a fix");
     let quick = rerun("a", Some(1), true);
-    let (function, _) = culprit(Reruns::of(&probe, &[quick]).verdict());
+    let (function, _) = culprit(Reruns::of(&probe, &[quick], &[]).verdict());
     assert_eq!(function, "call_at");
+}
+
+#[test]
+fn a_rerun_as_it_is_that_runs_on_long_after_a_switch_passed_fails_again() {
+    let (first, second) = (suspect(1, "call_at"), suspect(2, "Timer::cmp"));
+    let probe = Probe {
+        rerun: vec![case("a")],
+        as_they_are: true,
+        suspects: vec![&first, &second],
+        hung_after: None,
+    };
+    // The switch passed in 100 ms; theirs, as it is, still runs.
+    let runs = vec![rerun("a", Some(2), true)];
+    let running = |ms| vec![(case("a"), Duration::from_millis(ms))];
+    assert!(
+        !Reruns::of(&probe, &runs, &running(300)).decided(),
+        "as soon as a failure that comes and goes might end"
+    );
+    let reruns = Reruns::of(&probe, &runs, &running(800));
+    assert!(reruns.decided());
+    let (function, _) = culprit(reruns.verdict());
+    assert_eq!(function, "Timer::cmp");
+    // A switched rerun still running says nothing of the one as it is.
+    let mut switched = case("a");
+    switched.env = vec![(AUTHORS_BODY.to_owned(), "1".to_owned())];
+    let only_switched = vec![(switched, Duration::from_secs(5))];
+    assert!(!Reruns::of(&probe, &runs, &only_switched).decided());
 }
 
 #[test]
