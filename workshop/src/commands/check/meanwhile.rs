@@ -325,8 +325,10 @@ fn stopped_as_they_are(stuck: &[(TestCase, Duration)]) -> Vec<TestRun> {
 }
 
 /// How long the first failure waits for a second before the probe is
-/// asked about it alone (`Meanwhile::enough_to_ask`).
-const LONE_FAILURE: Duration = Duration::from_secs(2);
+/// asked about it alone (`Meanwhile::enough_to_ask`). Failures that come
+/// together come within a second; 2 s held every lone failure's verdict
+/// (step 7's slow reader, steps 4 and 8) a second more for nothing.
+const LONE_FAILURE: Duration = Duration::from_secs(1);
 
 /// How long a verdict otherwise ready waits for the demo's trace: a demo
 /// that hangs before the part the tests pin (step 4's `read_wait` filing
