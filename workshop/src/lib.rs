@@ -1,7 +1,7 @@
 //! `cargo workshop`: the participant's tool for the build-it-yourself
 //! tracks. `start N` blanks the functions step N's authors marked with
 //! `// BUILD` (`track`) and, at a terminal, leaves what the step's first
-//! check needs building in the background (`commands::check::ahead`);
+//! check needs building in the background (`commands::check::build_ahead`);
 //! `check N` runs the step's tests, each in bounded time and memory
 //! (`runner`), and names the one function to write or fix next; `diff N`
 //! and `status` say where the participant stands against the authors'
@@ -56,9 +56,9 @@ pub mod authors;
 pub mod changes;
 pub mod commands;
 pub mod pinned_trace;
-pub mod readable;
 pub mod runner;
 pub mod step;
+pub mod test_messages;
 pub mod track;
 pub mod warm_copy;
 

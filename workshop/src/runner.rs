@@ -58,7 +58,7 @@ pub use build::{
 };
 
 pub use limits::{
-    AT_MOST, AT_MOST_HURRIED, AT_ONCE, ENOUGH_HANGS, HANG_SIGN, HURRIED,
+    AT_MOST, AT_ONCE, AT_ONCE_WHEN_HURRIED, ENOUGH_HANGS, HUNG_AFTER, HURRIED,
     MEMORY_LIMIT_GIB, PATIENCE, PAUSED_AT_MOST, PROBE_DEADLINE, RERUNS_AT_ONCE,
     SLOW, TEST_DEADLINE, TICK,
 };
@@ -69,7 +69,7 @@ pub use memory::TOGETHER_GIB;
 pub use processes::interrupts;
 pub use processes::{
     Paused, adopt_orphans, end_everything_and_exit, end_everything_on_interrupt,
-    end_what_killed_checks_left, record_tests_in,
+    end_leftovers_of_killed_checks, record_tests_in,
 };
 
 pub use program::{Printed, merged_output_within};

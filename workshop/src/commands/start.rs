@@ -27,7 +27,7 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let step = Step::find(&find_root(here)?, n)?;
     println!("{}", start(&step, words.has("--force"))?);
     times::started(&step.root, step.number);
-    if let Some(said) = check::ahead::start_in_background(&step) {
+    if let Some(said) = check::build_ahead::start_in_background(&step) {
         println!("\n{said}");
     }
     Ok(ExitCode::SUCCESS)

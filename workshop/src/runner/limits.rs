@@ -2,7 +2,7 @@
 //! step's tests, in one place, so that their order can be read at a glance
 //! and is held by the compiler (the assertions at the end), not by prose.
 //!
-//! The clocks, shortest first: a test that fails after `HANG_SIGN` hung;
+//! The clocks, shortest first: a test that fails after `HUNG_AFTER` hung;
 //! a test's own guard gives up at `PATIENCE` (the test binary reads it
 //! from `crate::PATIENCE_VAR`), before `check` stops the test
 //! from outside at `TEST_DEADLINE`. Once hangs are everywhere, the tests
@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// No test of a correct step takes this long, even under load: a failure
 /// after it is a hang that the test's own guard (`PATIENCE`) caught.
-pub const HANG_SIGN: Duration = Duration::from_secs(10);
+pub const HUNG_AFTER: Duration = Duration::from_secs(10);
 
 /// How long a test run by `check` may wait for what never comes before
 /// its own guard fails it (`crate::PATIENCE_VAR`).
@@ -62,7 +62,7 @@ pub const AT_MOST: usize = 6;
 /// How many may run at once once hurried (`Settings::enough_hangs`): each
 /// runs `HURRIED` at most, and a step that hangs in two tests mostly hangs
 /// in the rest, so they are only looked at for a quick failure.
-pub const AT_MOST_HURRIED: usize = 6;
+pub const AT_ONCE_WHEN_HURRIED: usize = 6;
 
 /// Once this many tests never ended (stopped at the deadline or the memory
 /// limit), each test left may run only `HURRIED`: two show the step has a
@@ -79,15 +79,15 @@ pub const RERUNS_AT_ONCE: usize = 8;
 pub const MEMORY_LIMIT_GIB: u64 = 1;
 
 // In seconds: `Duration`'s comparisons are not `const`.
-// A failure after `HANG_SIGN` is a hang its own guard caught, so the guard
+// A failure after `HUNG_AFTER` is a hang its own guard caught, so the guard
 // must come later; and the guard must fail a test before `check` stops it,
 // or the test's own message is lost.
-const _: () = assert!(HANG_SIGN.as_secs() < PATIENCE.as_secs());
+const _: () = assert!(HUNG_AFTER.as_secs() < PATIENCE.as_secs());
 const _: () = assert!(PATIENCE.as_secs() < TEST_DEADLINE.as_secs());
 // A rerun in the probe's copy is a test run again: no longer than the first.
 const _: () = assert!(PROBE_DEADLINE.as_secs() <= TEST_DEADLINE.as_secs());
 // A hurried test is looked at only for a quick failure, well before a hang.
-const _: () = assert!(HURRIED.as_secs() < HANG_SIGN.as_secs());
+const _: () = assert!(HURRIED.as_secs() < HUNG_AFTER.as_secs());
 // Those that seem stuck (`SLOW`) when a quick failure hurries them have had
 // their `HURRIED` already: they are left out at once, and the verdict waits
 // no longer for them.
@@ -97,4 +97,4 @@ const _: () = assert!(HURRIED.as_secs() <= SLOW.as_secs());
 const _: () =
     assert!(SLOW.as_secs() + PAUSED_AT_MOST.as_secs() < PATIENCE.as_secs());
 // More run at once only as the tests running look stuck, then hurried.
-const _: () = assert!(AT_ONCE <= AT_MOST && AT_MOST <= AT_MOST_HURRIED);
+const _: () = assert!(AT_ONCE <= AT_MOST && AT_MOST <= AT_ONCE_WHEN_HURRIED);

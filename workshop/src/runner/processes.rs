@@ -503,7 +503,7 @@ struct Leftovers {
 
 /// Ends what checks killed earlier in the checkout at `root` left running,
 /// or names it where it cannot be proved theirs, in a line on stderr.
-pub fn end_what_killed_checks_left(root: &Path) {
+pub fn end_leftovers_of_killed_checks(root: &Path) {
     let found = end_leftovers(&running_dir(root));
     if !found.ended.is_empty() {
         eprintln!(

@@ -17,7 +17,7 @@ use super::memory::{self, MemoryCap};
 use super::output::{collect, read_in_background};
 use super::verdict::{self, Outcome, TestRun};
 use super::{
-    AT_MOST, AT_MOST_HURRIED, AT_ONCE, Cargo, HURRIED, Progress, SLOW, TICK,
+    AT_MOST, AT_ONCE, AT_ONCE_WHEN_HURRIED, Cargo, HURRIED, Progress, SLOW, TICK,
     TestBinary, processes,
 };
 
@@ -262,7 +262,8 @@ pub fn run_tests_until(
         }
         if let Some(sender) = more_workers.as_ref().filter(|_| {
             let hurried = hurry.load(Ordering::SeqCst);
-            (hurried && workers < AT_MOST_HURRIED) || (all_slow && workers < AT_MOST)
+            (hurried && workers < AT_ONCE_WHEN_HURRIED)
+                || (all_slow && workers < AT_MOST)
         }) {
             start_worker(&queue, &orders, settings, sender.clone());
             workers += 1;

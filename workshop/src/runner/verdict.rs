@@ -9,7 +9,7 @@ use std::process::ExitStatus;
 use std::time::Duration;
 
 use super::output::{Output, tail};
-use super::{HANG_SIGN, TestCase};
+use super::{HUNG_AFTER, TestCase};
 
 /// How one test ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,21 +75,21 @@ pub struct TestRun {
 
 impl TestRun {
     /// Whether it failed only for lines added to the output it pins,
-    /// every pinned line still there (`crate::readable::ONLY_ADDED_LINES`):
+    /// every pinned line still there (`crate::test_messages::ONLY_ADDED_LINES`):
     /// a participant's own prints, no failure that names a mistake.
     pub fn only_lines_added(&self) -> bool {
         matches!(&self.outcome, Outcome::Failed(message)
-            if message.contains(crate::readable::ONLY_ADDED_LINES))
+            if message.contains(crate::test_messages::ONLY_ADDED_LINES))
     }
 
     /// Whether it looks like a loop that never ends: stopped at the
-    /// deadline or the memory limit, or failed only after `HANG_SIGN` (a
+    /// deadline or the memory limit, or failed only after `HUNG_AFTER` (a
     /// test's own guard, `within`, gave up).
     pub fn hung(&self) -> bool {
         match self.outcome {
             Outcome::TimedOut(_) | Outcome::OutOfMemory(_) => true,
             Outcome::Passed => false,
-            _ => self.took >= HANG_SIGN,
+            _ => self.took >= HUNG_AFTER,
         }
     }
 }
@@ -171,7 +171,7 @@ fn snapshot_difference(stdout: &str) -> Option<String> {
     let only_added = whole && !table_lines(stdout).any(|text| text.starts_with('-'));
     (!changed.is_empty()).then(|| {
         let heading = if only_added {
-            crate::readable::ONLY_ADDED_LINES
+            crate::test_messages::ONLY_ADDED_LINES
         } else {
             "The step printed something else than the chapter shows \
              (first changed lines; - the chapter, + now):"
@@ -263,7 +263,7 @@ mod tests {
                      4     5 │ brew the tea\n─────┴─────\n";
         let difference = snapshot_difference(added).expect("a difference");
         assert!(
-            difference.starts_with(crate::readable::ONLY_ADDED_LINES),
+            difference.starts_with(crate::test_messages::ONLY_ADDED_LINES),
             "{difference}"
         );
         // A table longer than what is kept of a test's output, as the
@@ -273,7 +273,7 @@ mod tests {
         let cut = super::super::output::read(long.as_bytes(), &[]).text;
         let difference = snapshot_difference(&cut).expect("a difference");
         assert!(
-            !difference.starts_with(crate::readable::ONLY_ADDED_LINES),
+            !difference.starts_with(crate::test_messages::ONLY_ADDED_LINES),
             "a table cut may hide a removed line: {difference}"
         );
         let removed_further =
@@ -281,7 +281,7 @@ mod tests {
         let difference =
             snapshot_difference(&removed_further).expect("a difference");
         assert!(
-            !difference.starts_with(crate::readable::ONLY_ADDED_LINES),
+            !difference.starts_with(crate::test_messages::ONLY_ADDED_LINES),
             "{difference}"
         );
     }

@@ -45,7 +45,7 @@ pub fn machine_trouble(said: &str) -> Option<&'static str> {
 /// What `check` says when building step N's tests failed for want of the
 /// machine's means: not "does not compile", which would send the
 /// participant to look for a mistake that is not there.
-pub(super) fn build_failed_for_want_of_means(step: &Step, said: &str) -> String {
+pub(super) fn build_failed_for_the_machine(step: &Step, said: &str) -> String {
     let n = step.number;
     let trouble = machine_trouble(said).unwrap_or("the build failed");
     format!(

@@ -26,20 +26,20 @@ use crate::runner::{
 use crate::step::{Step, find_root};
 use crate::track::Marked;
 
-use compile::{build_failed_for_want_of_means, does_not_compile};
+use compile::{build_failed_for_the_machine, does_not_compile};
 use meanwhile::Meanwhile;
 use verdict::verdict_on;
 
 pub use compile::machine_trouble;
 pub use verdict::{authors_body, authors_function};
 
-pub mod ahead;
+pub mod build_ahead;
+mod clues;
 mod compile;
 mod lock;
 mod meanwhile;
 mod prints;
 mod probe;
-mod review;
 #[cfg(test)]
 mod tests;
 mod trace;
@@ -53,15 +53,15 @@ pub const HELP: &str = "usage: cargo workshop check N [--build-only]\n\n\
              (what `start` leaves running in the background).";
 
 pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
-    let words = Words::parse(args, &[ahead::BUILD_ONLY], HELP)?;
+    let words = Words::parse(args, &[build_ahead::BUILD_ONLY], HELP)?;
     let n = words.only_step("check", HELP)?;
     let step = Step::find(&find_root(here)?, n)?;
-    if words.has(ahead::BUILD_ONLY) {
-        return ahead::build_only(&step);
+    if words.has(build_ahead::BUILD_ONLY) {
+        return build_ahead::build_only(&step);
     }
     runner::end_everything_on_interrupt();
     runner::adopt_orphans();
-    runner::end_what_killed_checks_left(&step.root);
+    runner::end_leftovers_of_killed_checks(&step.root);
     runner::record_tests_in(&step.root);
     let before = times::files_before_check(&step);
     let checked = check(&step, None, &Progress::new(false))?;
@@ -122,12 +122,12 @@ pub fn check(
         root: step.root.clone(),
         target_dir: target_dir.map(Path::to_path_buf),
     };
-    ahead::wait_for_it(&cargo, progress);
+    build_ahead::wait_for_it(&cargo, progress);
     let files = test_files(step)?;
     let (built, programs) = match build(step, &cargo, &files, progress)? {
         Ok(built) => built,
         Err(error) if machine_trouble(&error.message).is_some() => {
-            return Err(build_failed_for_want_of_means(step, &error.message));
+            return Err(build_failed_for_the_machine(step, &error.message));
         }
         Err(error) => return Ok(does_not_compile(step, &error)),
     };
@@ -205,7 +205,7 @@ fn stopped_while_stuck(ran: &mut Ran, stuck: Vec<TestRun>) {
 }
 
 /// What `check` builds before it runs a test, and the build `start`
-/// leaves running in the background (`ahead`) builds too, so that the
+/// leaves running in the background (`build_ahead`) builds too, so that the
 /// two cannot drift apart: the step's test files `files`, then, if they
 /// compile, its program and examples (a failure there is only said: the
 /// tests that run them say more). With the tests, the folder of the

@@ -8,8 +8,8 @@
 
 use super::{SNAPSHOTS, TRACES};
 use crate::commands::indent;
-use crate::readable::ONLY_ADDED_LINES;
 use crate::runner::{Outcome, TestRun};
+use crate::test_messages::ONLY_ADDED_LINES;
 
 /// The lines a pinned output's test found added to the authors', when
 /// that is all it found; `None` for any other failure.

@@ -5,8 +5,8 @@ use super::compile::{does_not_compile, machine_trouble};
 use super::meanwhile::Answers;
 use super::verdict::{fn_line, not_right, start_with, verdict_on};
 use super::*;
-use crate::readable;
 use crate::runner::{CompileError, Outcome, Ran, TestCase, TestRun};
+use crate::test_messages;
 
 #[test]
 fn the_disk_full_or_read_only_is_the_machine_and_a_compile_error_is_not() {
@@ -216,7 +216,7 @@ macro_rules! an_unwrapped_lost_wake_up {
         let event_loop = std::rc::Rc::new($step::EventLoop::new().expect("a loop"));
         // Nothing will ever wake it: a lost wake-up.
         let error = event_loop.block_on(std::future::pending::<()>()).unwrap_err();
-        readable::shorten(&format!(
+        test_messages::shorten(&format!(
             "called `Result::unwrap()` on an `Err` value: {error:?}"
         ))
     }),*]};
@@ -287,7 +287,7 @@ fn with_lines_added(id: &str, added: &[&str]) -> TestRun {
         &format!(
             "thread 'x' panicked at insta/src/runtime.rs:734:13:\nsnapshot \
              assertion for 'trace-step03' failed in line 240\n{}\n{}",
-            readable::ONLY_ADDED_LINES,
+            test_messages::ONLY_ADDED_LINES,
             lines.join("\n")
         ),
     )

@@ -196,7 +196,7 @@ pub(super) fn story(failures: &[&TestRun]) -> String {
 }
 
 /// How the runner begins the changed lines of a pinned output that
-/// differs, more than by lines added (`readable::ONLY_ADDED_LINES`).
+/// differs, more than by lines added (`test_messages::ONLY_ADDED_LINES`).
 const SOMETHING_ELSE: &str = "(first changed lines; - the chapter, + now):";
 
 /// Where Cargo put `package`'s program: `check` built it for the host, in

@@ -4,19 +4,19 @@
 
 use std::sync::atomic::AtomicBool;
 
+use super::clues;
 use super::meanwhile::{Answers, Beside};
 use super::prints;
 use super::probe::{self, Found};
-use super::review;
 use super::trace;
 use super::{Blame, Checked, TRACES};
 use crate::commands::status::fingerprint;
 use crate::commands::{indent, write};
-use crate::readable;
 use crate::runner::{
     Cargo, HURRIED, MEMORY_LIMIT_GIB, Outcome, Progress, Ran, TEST_DEADLINE, TestRun,
 };
 use crate::step::Step;
+use crate::test_messages;
 use crate::track::{self, Marked};
 
 /// All passed; or a written function is wrong (named from what failed);
@@ -343,9 +343,9 @@ pub(super) fn not_right(
     // function prints there: the print is the likeliest trouble.
     let prints_alone = failures
         .iter()
-        .all(|run| review::closes_or_fills_stderr(&run.case.id()))
-        && review::prints_to_stderr(step, m);
-    let note = review::note(step, m, &shown.case.id(), shown.outcome.message())
+        .all(|run| clues::closes_or_fills_stderr(&run.case.id()))
+        && clues::prints_to_stderr(step, m);
+    let note = clues::note(step, m, &shown.case.id(), shown.outcome.message())
         .or_else(|| {
             blank_reached(shown).map(|blank| cannot_judge_yet(step, m, blank))
         })
@@ -556,10 +556,11 @@ fn describe(run: &TestRun) -> String {
         // The process aborted only because unwinding reached a function
         // not yet written: the first panic is the failure.
         Outcome::Crashed(message) | Outcome::Failed(message)
-            if readable::without_cleanup_noise(message).is_some() =>
+            if test_messages::without_cleanup_noise(message).is_some() =>
         {
-            let first = readable::without_cleanup_noise(message).unwrap_or_default();
-            format!("{id} fails:\n\n{}", indent(&readable::shorten(&first)))
+            let first =
+                test_messages::without_cleanup_noise(message).unwrap_or_default();
+            format!("{id} fails:\n\n{}", indent(&test_messages::shorten(&first)))
         }
         // Its own guard gave up before `check` would have stopped it: one
         // limit said, the one that ended it.
@@ -570,10 +571,13 @@ fn describe(run: &TestRun) -> String {
              timer that nothing wakes).",
             run.took.as_secs(),
             TEST_DEADLINE.as_secs(),
-            indent(&readable::shorten(message))
+            indent(&test_messages::shorten(message))
         ),
         Outcome::Failed(message) => {
-            format!("{id} fails:\n\n{}", indent(&readable::shorten(message)))
+            format!(
+                "{id} fails:\n\n{}",
+                indent(&test_messages::shorten(message))
+            )
         }
         Outcome::TimedOut(after) => format!(
             "{id} did not finish in {} s and was stopped. A test that never \
@@ -596,14 +600,14 @@ fn describe(run: &TestRun) -> String {
         ),
         Outcome::Crashed(message) => format!(
             "{id} crashed (its process ended abruptly). It printed:\n\n{}",
-            indent(&readable::shorten(message))
+            indent(&test_messages::shorten(message))
         ),
         Outcome::EndedEarly(message) => format!(
             "{id} did not finish: its process ended, with success, before the \
              test did, so it asserted nothing. Something it called ended the \
              whole program (`std::process::exit`?) where it should return. \
              It printed last:\n\n{}",
-            indent(&readable::shorten(message))
+            indent(&test_messages::shorten(message))
         ),
     }
 }
