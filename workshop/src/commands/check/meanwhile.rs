@@ -4,7 +4,9 @@
 //! ready and built with each suspect's switch (`probe::build_ahead`).
 //! With the first failure (or once the tests seem stuck): what the loop
 //! did (`trace`, the demo run with `LOOP_TRACE=1`). With enough failures:
-//! the probe's question, which function.
+//! the probe's question, which function; with none, once every test
+//! running seems stuck (`SLOW`), the same question about those, the tests
+//! stopped a moment (`runner::Paused`) so that it has the processor.
 //!
 //! One after another, after the last test, the three made a participant
 //! wait 15 to 23 s after a save for a verdict on step 5 (measured in
@@ -294,6 +296,9 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             trace.join().ok()
         });
         let named = matches!(probe, Some((_, Found::Culprit(_))));
+        // Asked about tests only stuck, it named nothing: should they hang
+        // for real, the probe after them asks with their real times.
+        let probe = probe.filter(|_| named || !stuck);
         Answers {
             probe,
             trace: trace.map(Beside),
