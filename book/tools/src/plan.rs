@@ -129,6 +129,52 @@ pub struct Plan {
     pub rows: Vec<Row>,
 }
 
+/// How much of a plan's boxes the room spends with its hands on the code:
+/// Try it and Build it, as against the boxes' minutes in all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandsOn {
+    pub minutes: usize,
+    /// The day's teaching minutes: every row but the breaks and lunch
+    /// (the welcome, the demos, the buffer and the close count).
+    pub of: usize,
+    /// Hands-on minutes after the row that says lunch.
+    pub after_lunch: usize,
+}
+
+impl HandsOn {
+    /// In percent of the day's teaching minutes, to the nearest.
+    pub fn percent(&self) -> usize {
+        (self.minutes * 100 + self.of / 2) / self.of.max(1)
+    }
+}
+
+impl Plan {
+    pub fn hands_on(&self) -> HandsOn {
+        let mut share = HandsOn {
+            minutes: 0,
+            of: 0,
+            after_lunch: 0,
+        };
+        let mut after_lunch = false;
+        for row in &self.rows {
+            let pause = ["break", "lunch"]
+                .iter()
+                .any(|pause| row.parts.is_none() && row.what.starts_with(pause));
+            after_lunch |= pause && row.what.starts_with("lunch");
+            if !pause {
+                share.of += row.minutes.unwrap_or_default();
+            }
+            let Some(parts) = &row.parts else { continue };
+            let hands_on = parts.try_it + parts.build_it;
+            share.minutes += hands_on;
+            if after_lunch {
+                share.after_lunch += hands_on;
+            }
+        }
+        share
+    }
+}
+
 /// Every plan declared in `teacher.md`'s Markdown, computed from the
 /// chapters in `book_src`.
 pub fn plans(page: &str, book_src: &Path) -> Result<Vec<Plan>, String> {
@@ -327,7 +373,19 @@ pub fn table(plan: &Plan) -> String {
         format!("| {from} | {boxed} | {what} |\n")
     });
     let head = "| from | box | what |\n| --- | --- | --- |\n";
-    std::iter::once(head.to_owned()).chain(rows).collect()
+    let hands_on = plan.hands_on();
+    let share = format!(
+        "\nHands-on (Try it and Build it): {} of the day's {} teaching min \
+         ({} %; breaks and lunch aside), {} min of it after lunch.\n",
+        hands_on.minutes,
+        hands_on.of,
+        hands_on.percent(),
+        hands_on.after_lunch
+    );
+    std::iter::once(head.to_owned())
+        .chain(rows)
+        .chain(std::iter::once(share))
+        .collect()
 }
 
 fn breakdown(parts: &Parts) -> String {

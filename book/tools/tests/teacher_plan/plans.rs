@@ -279,3 +279,34 @@ fn the_plans_are_declared_once_and_expanded_into_tables() {
     assert!(!expanded.contains(plan::PLAN_OPENING));
     assert_eq!(expanded.matches("| from | box | what |").count(), 2);
 }
+
+/// Each plan's table ends with its hands-on share, the room's Try it and
+/// Build it minutes against the day's teaching minutes (breaks and lunch
+/// aside), computed from the same rows, so the page states what the day
+/// gives the room to build.
+#[test]
+fn each_plan_states_its_hands_on_share_as_computed() {
+    for plan in the_plans() {
+        let share = plan.hands_on();
+        let parts: usize = plan
+            .rows
+            .iter()
+            .filter_map(|row| row.parts.as_ref())
+            .map(|parts| parts.try_it + parts.build_it)
+            .sum();
+        assert_eq!(share.minutes, parts, "{}", plan.name);
+        assert!(share.after_lunch <= share.minutes, "{}", plan.name);
+        let table = plan::table(&plan);
+        let stated = format!(
+            "Hands-on (Try it and Build it): {} of the day's {} teaching min ({} %;",
+            share.minutes,
+            share.of,
+            share.percent()
+        );
+        assert!(table.contains(&stated), "{}: {table}", plan.name);
+        println!(
+            "{}: {stated} {} min after lunch",
+            plan.name, share.after_lunch
+        );
+    }
+}
