@@ -37,6 +37,80 @@ pub const WALK_THROUGH: &str = "(walk-through)";
 /// The start of a plan's declaration in `teacher.md`.
 pub const PLAN_OPENING: &str = "<!-- plan: ";
 
+/// What follows a section a box names when the teacher takes its route
+/// (`teacher.md`'s table for the chapter, after a `ROUTE_OPENING` line)
+/// rather than the whole section: the route's minutes, not the section's.
+pub const ROUTED: &str = "(walk-through, route)";
+
+/// The line before a route's table in `teacher.md`: the chapter follows.
+pub const ROUTE_OPENING: &str = "<!-- route: ";
+
+/// A walk-through's route: the listings in order, the minutes at each and
+/// what to point at there (a stop to run or ask is a row without
+/// listings).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    pub chapter: String,
+    pub stops: Vec<Stop>,
+}
+
+/// One row of a route.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stop {
+    pub minutes: usize,
+    /// `file:anchor` or `file` (whole), as the chapter includes them.
+    pub listings: Vec<String>,
+    pub point_at: String,
+}
+
+impl Route {
+    pub fn minutes(&self) -> usize {
+        self.stops.iter().map(|stop| stop.minutes).sum()
+    }
+}
+
+/// Every route a page declares: a `ROUTE_OPENING` line naming the
+/// chapter, then a table `| min | listings | what to point at |` whose
+/// listings are in backticks.
+pub fn routes(page: &str) -> Result<Vec<Route>, String> {
+    let mut routes = Vec::new();
+    let mut lines = page.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.trim().strip_prefix(ROUTE_OPENING) else {
+            continue;
+        };
+        let chapter = rest.trim_end_matches("-->").trim().to_owned();
+        let mut stops = Vec::new();
+        for row in lines
+            .by_ref()
+            .skip_while(|l| !l.starts_with('|'))
+            .take_while(|l| l.starts_with('|'))
+            .skip(2)
+        {
+            let cells: Vec<&str> = row.trim().trim_matches('|').split('|').collect();
+            let [minutes, listings, point_at] = cells[..] else {
+                return Err(format!(
+                    "route of {chapter}: `{row}` is not three cells"
+                ));
+            };
+            stops.push(Stop {
+                minutes: minutes.trim().parse().map_err(|_| {
+                    format!("route of {chapter}: `{minutes}` is not minutes")
+                })?,
+                listings: listings
+                    .split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .map(str::to_owned)
+                    .collect(),
+                point_at: point_at.trim().to_owned(),
+            });
+        }
+        routes.push(Route { chapter, stops });
+    }
+    Ok(routes)
+}
+
 /// A chapter's declared minutes: its title's, and each `## ` section's.
 #[derive(Debug, Default, Clone)]
 pub struct ChapterMinutes {
@@ -93,6 +167,9 @@ pub struct Parts {
     pub read: Vec<String>,
     /// The `## ` sections the teacher walks through instead.
     pub walked: Vec<String>,
+    /// Of `walked`, those taken by their route (`ROUTED`), whose minutes
+    /// are the route's.
+    pub routed: Vec<String>,
     pub exercises: Vec<usize>,
     /// Minutes from the box's start to the end of Build it, if it builds.
     pub built_after: Option<usize>,
@@ -178,9 +255,10 @@ impl Plan {
 /// Every plan declared in `teacher.md`'s Markdown, computed from the
 /// chapters in `book_src`.
 pub fn plans(page: &str, book_src: &Path) -> Result<Vec<Plan>, String> {
+    let routes = routes(page)?;
     declarations(page)
         .into_iter()
-        .map(|(header, body)| plan(header, body, book_src))
+        .map(|(header, body)| plan(header, body, book_src, &routes))
         .collect()
 }
 
@@ -199,7 +277,12 @@ pub fn declarations(page: &str) -> Vec<(&str, Vec<&str>)> {
     found
 }
 
-fn plan(header: &str, body: Vec<&str>, book_src: &Path) -> Result<Plan, String> {
+fn plan(
+    header: &str,
+    body: Vec<&str>,
+    book_src: &Path,
+    routes: &[Route],
+) -> Result<Plan, String> {
     let field = |name: &str| {
         header
             .split(", ")
@@ -214,7 +297,7 @@ fn plan(header: &str, body: Vec<&str>, book_src: &Path) -> Result<Plan, String> 
         .map_err(|_| format!("plan `{name}`: `intro` is not minutes"))?;
     let mut rows = Vec::new();
     for line in body {
-        let row = row(line.trim(), from, intro, book_src)
+        let row = row(line.trim(), from, intro, (book_src, routes))
             .map_err(|err| format!("plan `{name}`, `{line}`: {err}"))?;
         from += row.minutes.unwrap_or(0);
         rows.push(row);
@@ -226,7 +309,7 @@ fn row(
     line: &str,
     from: usize,
     intro: usize,
-    book_src: &Path,
+    (book_src, routes): (&Path, &[Route]),
 ) -> Result<Row, String> {
     let mut row = Row {
         from,
@@ -243,7 +326,8 @@ fn row(
     if kind == "box" {
         let chapter = linked_chapter(what).ok_or("a box with no chapter link")?;
         let markdown = read_text(&book_src.join(&chapter));
-        let parts = box_parts(what, &chapter_minutes(&markdown), intro)
+        let route = routes.iter().find(|route| route.chapter == chapter);
+        let parts = box_parts(what, &chapter_minutes(&markdown), intro, route)
             .map_err(|err| format!("{chapter}: {err}"))?;
         row.minutes = Some(parts.total());
         row.parts = Some(parts);
@@ -259,6 +343,7 @@ pub fn box_parts(
     what: &str,
     chapter: &ChapterMinutes,
     intro: usize,
+    route: Option<&Route>,
 ) -> Result<Parts, String> {
     let covers = what.split_once("skips").map_or(what, |(covers, _)| covers);
     let declared = |heading: &str| -> Result<usize, String> {
@@ -278,6 +363,7 @@ pub fn box_parts(
         build_it: 0,
         read: Vec::new(),
         walked: Vec::new(),
+        routed: Vec::new(),
         exercises: covers
             .split_once("Try it ")
             .map(|(_, list)| exercise_numbers(list))
@@ -294,12 +380,16 @@ pub fn box_parts(
             "Try it" => parts.try_it = declared(heading)? * parts.exercises.len(),
             "Build it" => parts.build_it = declared(heading)?,
             _ => {
-                let minutes = declared(heading)?;
-                let clause = covers[position..]
-                    .split([',', ';'])
-                    .next()
-                    .unwrap_or_default();
-                if clause.contains(WALK_THROUGH) {
+                let mut minutes = declared(heading)?;
+                let clause = clause(&covers[position..]);
+                if clause.contains(ROUTED) {
+                    let route = route.ok_or_else(|| {
+                        format!("\"{heading}\" takes a route, and teacher.md has none for it")
+                    })?;
+                    minutes = route.minutes();
+                    parts.routed.push(heading.clone());
+                }
+                if clause.contains(WALK_THROUGH) || clause.contains(ROUTED) {
                     parts.walk_through += minutes;
                     parts.walked.push(heading.clone());
                 } else {
@@ -316,6 +406,21 @@ pub fn box_parts(
         parts.built_after = Some(intro + before_build + parts.build_it);
     }
     Ok(parts)
+}
+
+/// The text up to the first `,` or `;` outside parentheses: a section's
+/// clause in a box, `The code (walk-through, route)` whole.
+fn clause(text: &str) -> &str {
+    let mut depth = 0_usize;
+    for (at, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' | ';' if depth == 0 => return &text[..at],
+            _ => {}
+        }
+    }
+    text
 }
 
 /// The numbers `1, 3`, `1 and 3` or `1-4` name, up to the first word

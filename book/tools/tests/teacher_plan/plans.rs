@@ -171,10 +171,22 @@ fn check_minutes(
             })
     };
     // The room reads the title's text and the sections it is given; the
-    // teacher's walk-through covers its sections at the same rates.
+    // teacher's walk-through covers its sections at the same rates, but
+    // for those taken by a route, which its own test measures.
+    let walked: Vec<String> = parts
+        .walked
+        .iter()
+        .filter(|name| !parts.routed.contains(name))
+        .cloned()
+        .collect();
+    let routed = parts
+        .routed
+        .iter()
+        .map(|name| routed_minutes(chapter, name))
+        .sum::<usize>();
     for (who, names, with_title, declared) in [
         ("reads", &parts.read, true, parts.reading),
-        ("walks through", &parts.walked, false, parts.walk_through),
+        ("walks through", &walked, false, parts.walk_through - routed),
     ] {
         let (words, code) = measured(names, with_title);
         let needed = reading(words, code);
@@ -309,4 +321,113 @@ fn each_plan_states_its_hands_on_share_as_computed() {
             plan.name, share.after_lunch
         );
     }
+}
+
+/// A walk-through on the big screen holds a room this long at most.
+const LONGEST_WALK_THROUGH_MINUTES: usize = 20;
+
+/// The routes `teacher.md` declares.
+fn the_routes() -> Vec<plan::Route> {
+    plan::routes(&read_text(&book_src().join("teacher.md")))
+        .unwrap_or_else(|err| panic!("{err}"))
+}
+
+/// The minutes a routed section takes: its route's.
+fn routed_minutes(chapter: &str, _section: &str) -> usize {
+    the_routes()
+        .iter()
+        .find(|route| route.chapter == chapter)
+        .map_or(0, plan::Route::minutes)
+}
+
+/// Every walk-through of the one-day plan is 20 minutes at most, and one
+/// that its section's minutes would take over that takes a route: listings
+/// the chapter shows, in order, with minutes enough to show their lines at
+/// the page's rate.
+#[test]
+fn every_walk_through_of_the_day_is_twenty_minutes_at_most_with_its_route() {
+    let mut problems = Vec::new();
+    for plan in the_plans().iter().filter(|plan| plan.name == "one-day") {
+        for row in &plan.rows {
+            let (Some(parts), Some(chapter)) = (&row.parts, &row.chapter) else {
+                continue;
+            };
+            if parts.walk_through > LONGEST_WALK_THROUGH_MINUTES {
+                problems.push(format!(
+                    "{chapter}: a walk-through of {} min, over {LONGEST_WALK_THROUGH_MINUTES}: \
+                     give it a route in teacher.md",
+                    parts.walk_through
+                ));
+            }
+        }
+    }
+    for route in the_routes() {
+        problems.extend(route_problems(&route));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+fn route_problems(route: &plan::Route) -> Vec<String> {
+    let chapter = &route.chapter;
+    let markdown = read_text(&book_src().join(chapter));
+    let mut problems = Vec::new();
+    if route.minutes() > LONGEST_WALK_THROUGH_MINUTES {
+        problems.push(format!("{chapter}'s route takes {} min", route.minutes()));
+    }
+    if !route.stops.iter().any(|stop| stop.listings.is_empty()) {
+        problems.push(format!("{chapter}'s route has no stop to run or ask"));
+    }
+    let mut lines = 0;
+    let mut last_at = 0;
+    for listing in route.stops.iter().flat_map(|stop| &stop.listings) {
+        let include = format!("/src/{listing}}}}}");
+        let Some(at) = markdown.find(&include) else {
+            problems.push(format!("{chapter} shows no listing `{listing}`"));
+            continue;
+        };
+        if at < last_at {
+            problems.push(format!("{chapter}'s route goes back to `{listing}`"));
+        }
+        last_at = at;
+        let folder = markdown[..at]
+            .rsplit("{{#include ../../")
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        lines += listing_lines(&folder, listing);
+    }
+    let showing = lines.div_ceil(CODE_LINES_PER_MINUTE);
+    let at_listings: usize = route
+        .stops
+        .iter()
+        .filter(|stop| !stop.listings.is_empty())
+        .map(|stop| stop.minutes)
+        .sum();
+    if at_listings < showing {
+        problems.push(format!(
+            "{chapter}'s route shows {lines} lines of code, {showing} min at the \
+             page's rate, in {at_listings} min"
+        ));
+    }
+    problems
+}
+
+/// The lines of `listing` (`file` whole, or `file:anchor`) in the step
+/// folder `folder`, as the book includes them.
+fn listing_lines(folder: &str, listing: &str) -> usize {
+    let (file, anchor) = listing
+        .split_once(':')
+        .map_or((listing, None), |(f, a)| (f, Some(a)));
+    let text = read_text(&workspace_root().join(folder).join("src").join(file));
+    let Some(anchor) = anchor else {
+        return text.lines().count();
+    };
+    text.lines()
+        .skip_while(|line| !line.trim_end().ends_with(&format!("ANCHOR: {anchor}")))
+        .skip(1)
+        .take_while(|line| {
+            !line.trim_end().ends_with(&format!("ANCHOR_END: {anchor}"))
+        })
+        .filter(|line| !line.contains("ANCHOR"))
+        .count()
 }
