@@ -1,7 +1,8 @@
 //! The book's tools. `book` reads the book's sources as mdBook does, so
 //! that its checks can find what mdBook misses (an include that points at
 //! nothing, a stale pinned diff); `plan` computes the teacher's plans from
-//! the minutes each section declares; `figures` redraws the book's figures
+//! the minutes each section declares; `notes` takes the speaker notes out
+//! of the participants' book and opens them in the teacher's; `figures` redraws the book's figures
 //! from timed, traced runs of the steps.
 //!
 //! Two programs use them: `book-code`, the preprocessor `book/book.toml`
@@ -16,5 +17,6 @@
 pub mod book;
 #[cfg(feature = "figures")]
 pub mod figures;
+pub mod notes;
 pub mod plan;
 pub mod workspace;

@@ -300,3 +300,21 @@ fn the_preprocessor_is_built_without_the_test_harness() {
         "book-tools needs the test harness for everything: {harness}"
     );
 }
+
+/// The teacher's page names the preprocessor's command as `book.toml` runs
+/// it, so a teacher who builds it ahead of the day builds the right package.
+#[test]
+fn the_teacher_page_names_the_preprocessor_book_toml_runs() {
+    let book_toml = read_text(&workspace_root().join("book/book.toml"));
+    let command = book_toml
+        .lines()
+        .find_map(|line| line.strip_prefix("command = \""))
+        .and_then(|command| command.strip_suffix(" --\""))
+        .expect("book.toml runs the preprocessor");
+    let teacher = read_text(&book_src().join("teacher.md"));
+    let teacher = teacher.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        teacher.contains(&format!("`{command}`")),
+        "teacher.md does not name `{command}`"
+    );
+}

@@ -360,6 +360,24 @@ fn vendor_crates(root: &Path, vendor: &Path) -> Result<(), String> {
     ))
 }
 
+/// `mdbook build` of the participants' book into `out`. Never the
+/// teacher's, with the speaker notes and the room's answers in them, even
+/// from a shell where the teacher has set `BOOK_NOTES=teacher` to serve
+/// theirs (in PowerShell it stays set for the session).
+fn participants_book_build(root: &Path, out: &Path) -> Command {
+    let mut command = Command::new("mdbook");
+    command
+        .current_dir(root)
+        .arg("build")
+        .arg(root.join("book"))
+        .arg("-d")
+        .arg(out)
+        .stdin(Stdio::null())
+        .env("NO_COLOR", "1")
+        .env_remove("BOOK_NOTES");
+    command
+}
+
 /// The book, built by mdBook into `out` if mdBook is on `PATH`: says which.
 fn build_book(root: &Path, out: &Path) -> Result<String, String> {
     let version = Command::new("mdbook")
@@ -374,14 +392,7 @@ fn build_book(root: &Path, out: &Path) -> Result<String, String> {
                    --locked --version 0.5.4`) and pack again to add it"
             .to_owned());
     };
-    let output = Command::new("mdbook")
-        .current_dir(root)
-        .arg("build")
-        .arg(root.join("book"))
-        .arg("-d")
-        .arg(out)
-        .stdin(Stdio::null())
-        .env("NO_COLOR", "1")
+    let output = participants_book_build(root, out)
         .output()
         .map_err(|err| format!("cannot run mdbook: {err}"))?;
     let mut log = output.stdout;
@@ -427,4 +438,21 @@ fn last_lines(bytes: &[u8], count: usize) -> String {
 
 pub(super) fn failed(path: &Path, err: &io::Error) -> String {
     format!("{}: {err}", path.display())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+    use std::path::Path;
+
+    #[test]
+    fn the_packed_book_is_the_participants_even_where_the_teacher_asked_for_theirs()
+    {
+        let command =
+            super::participants_book_build(Path::new("."), Path::new("out"));
+        let notes = command
+            .get_envs()
+            .find(|(name, _)| *name == OsStr::new("BOOK_NOTES"));
+        assert_eq!(notes, Some((OsStr::new("BOOK_NOTES"), None)));
+    }
 }

@@ -20,6 +20,10 @@
 //! minutes the chapters declare under their headings (`book_tools::plan`),
 //! so a time is stated once, beside the text it times.
 //!
+//! And it leaves the speaker notes out of every chapter, since they hold
+//! the room's answers (`book_tools::notes`): the teacher builds or serves
+//! the book with `BOOK_NOTES=teacher` to have them, each note open.
+//!
 //! Every other include (console output from snapshots, pinned diffs) is
 //! left to `links`. The protocol is mdBook's: `book-code supports <renderer>`
 //! answers yes, and otherwise `[context, book]` comes as JSON on stdin and
@@ -33,6 +37,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use book_tools::book::{AuthorsVersion, Include, includes, normalized};
+use book_tools::notes::{self, Reader};
 use book_tools::plan;
 use serde_json::Value;
 
@@ -70,14 +75,19 @@ fn run() -> Result<(), String> {
         .ok_or("mdBook's context has no root")?;
     let src = context["config"]["book"]["src"].as_str().unwrap_or("src");
     let mut sources = Sources::new(&Path::new(root).join(src))?;
-    rewrite_chapters(&mut book, &mut sources)?;
+    let reader = Reader::from_switch(env::var(notes::SWITCH).ok().as_deref())?;
+    rewrite_chapters(&mut book, &mut sources, reader)?;
     serde_json::to_writer(io::stdout().lock(), &book)
         .map_err(|err| format!("could not write the book: {err}"))
 }
 
 /// Finds every chapter in mdBook's JSON, wherever it nests, and rewrites
 /// its content. A chapter is an object with a `content` and a `path`.
-fn rewrite_chapters(value: &mut Value, sources: &mut Sources) -> Result<(), String> {
+fn rewrite_chapters(
+    value: &mut Value,
+    sources: &mut Sources,
+    reader: Reader,
+) -> Result<(), String> {
     match value {
         Value::Object(object) => {
             let path = object
@@ -87,15 +97,15 @@ fn rewrite_chapters(value: &mut Value, sources: &mut Sources) -> Result<(), Stri
             if let (Some(path), Some(Value::String(content))) =
                 (path, object.get_mut("content"))
             {
-                *content = rewrite(&path, content, sources)?;
+                *content = rewrite(&path, content, sources, reader)?;
             }
             for child in object.values_mut() {
-                rewrite_chapters(child, sources)?;
+                rewrite_chapters(child, sources, reader)?;
             }
         }
         Value::Array(items) => {
             for item in items {
-                rewrite_chapters(item, sources)?;
+                rewrite_chapters(item, sources, reader)?;
             }
         }
         _ => {}
@@ -103,14 +113,16 @@ fn rewrite_chapters(value: &mut Value, sources: &mut Sources) -> Result<(), Stri
     Ok(())
 }
 
-/// One chapter: its code included, and on the teacher's page the plans
-/// written out as tables.
+/// One chapter: its code included, its speaker notes as `reader` gets them,
+/// and on the teacher's page the plans written out as tables.
 fn rewrite(
     path: &str,
     content: &str,
     sources: &mut Sources,
+    reader: Reader,
 ) -> Result<String, String> {
     let content = sources.expand(path, content)?;
+    let content = notes::for_reader(path, &content, reader)?;
     if path != "teacher.md" {
         return Ok(content);
     }
