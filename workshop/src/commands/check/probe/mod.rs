@@ -173,15 +173,20 @@ fn find_in_copy<'a>(
         .map(|run| run.took)
         .min();
     let suspects = in_likely_order(suspects, failing);
+    let marked = step.track().unwrap_or_default();
+    let written = marked.iter().filter(|m| !step.is_unwritten(m)).count();
     let probe = Probe {
         rerun,
         as_they_are,
-        suspects,
         hung_after,
+        alone_too: written == marked.len(),
+        suspects,
     };
-    let written = step.track().map_or(probe.suspects.len(), |marked| {
-        marked.iter().filter(|m| !step.is_unwritten(m)).count()
-    });
+    let written = if marked.is_empty() {
+        probe.suspects.len()
+    } else {
+        written
+    };
     progress.say(&which_function(probe.suspects.len(), written));
     let in_copy = |err: String| {
         tool_failed(step, "build the copy of your workshop", Some(copy), &err)
@@ -282,6 +287,13 @@ struct Probe<'a> {
     /// The shortest time a rerun test ran in the participant's code
     /// without ending, if one hung (or seemed stuck and was asked about).
     hung_after: Option<Duration>,
+    /// Whether each suspect is also rerun as the only one of the
+    /// participant's (`switching::switch_sets`): only when no function is
+    /// blank. A blank one's `todo!()` fails a test whatever the others
+    /// are, and not always in words that say so (a demo's panic, seen by
+    /// the trace's test as a trace cut short), so a right function left
+    /// alone among the authors' was called wrong on its own.
+    alone_too: bool,
 }
 
 impl Probe<'_> {

@@ -49,7 +49,7 @@ pub(super) fn all_at_once<'a>(
     if probe.as_they_are {
         cases.extend(rerun.iter().cloned());
     }
-    for switches in switch_sets(&probe.suspects) {
+    for switches in switch_sets(&probe.suspects, probe.alone_too) {
         let on = switches
             .iter()
             .map(ToString::to_string)
@@ -91,10 +91,14 @@ const OUTLASTED_BY: Duration = Duration::from_millis(500);
 /// the probe waited for every wrong switch's rerun to hang to its deadline
 /// (a step 5 with three wrong: 16 to 20 s from the save) to say only that
 /// more than one may be wrong.
-pub(super) fn switch_sets(suspects: &[&Marked]) -> Vec<Vec<usize>> {
+pub(super) fn switch_sets(suspects: &[&Marked], alone_too: bool) -> Vec<Vec<usize>> {
     let mut sets: Vec<Vec<usize>> = Vec::new();
     for suspect in suspects {
-        let mut all_but = alone_with_the_authors(suspects, suspect);
+        let mut all_but = if alone_too {
+            alone_with_the_authors(suspects, suspect)
+        } else {
+            Vec::new()
+        };
         all_but.sort_unstable();
         for set in [vec![suspect.order], all_but] {
             if !set.is_empty() && !sets.contains(&set) {
@@ -217,7 +221,7 @@ impl<'p, 'a> Reruns<'p, 'a> {
             .iter()
             .map(|kept| {
                 let mut others = alone_with_the_authors(&probe.suspects, kept);
-                if others.is_empty() {
+                if others.is_empty() || !probe.alone_too {
                     return Vec::new();
                 }
                 others.sort_unstable();
