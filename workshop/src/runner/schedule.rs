@@ -208,6 +208,11 @@ pub struct SoFar<'r> {
     pub running: Vec<(TestCase, Duration)>,
 }
 
+/// Whether every test running has run `slow` or more.
+fn each_ran_at_least(running: &[(String, Instant)], slow: Duration) -> bool {
+    !running.is_empty() && running.iter().all(|(_, since)| since.elapsed() >= slow)
+}
+
 /// `run_tests`, but once `enough` says the tests so far answer the
 /// caller's question, the
 /// tests left are not started and those running are stopped (and left
@@ -239,10 +244,7 @@ pub fn run_tests_until(
             // until the last one ends.
             more_workers = None;
         }
-        let all_slow = !running.is_empty()
-            && running
-                .iter()
-                .all(|(_, since)| since.elapsed() >= settings.slow);
+        let all_slow = each_ran_at_least(&running, settings.slow);
         // All quick tests done, one failed with a message: that names the
         // mistake better than the slow ones left would, so they are hurried.
         let failed_quickly = runs.iter().any(|run| {
@@ -288,7 +290,9 @@ pub fn run_tests_until(
         let so_far = SoFar {
             runs: &runs,
             left_out,
-            seem_stuck: all_slow,
+            // Asked again: a test started since (a worker added because
+            // all seemed stuck) has not run `slow` yet.
+            seem_stuck: each_ran_at_least(&running, settings.slow),
             running: running_for(&running, cases),
         };
         if !orders.stop.load(Ordering::SeqCst) && enough(&so_far) {

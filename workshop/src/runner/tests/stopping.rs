@@ -110,6 +110,43 @@ fn once_the_caller_has_enough_the_tests_left_stop_and_are_not_run() {
 }
 
 #[test]
+fn tests_said_to_seem_stuck_have_each_run_slow() {
+    // One at a time, so that the pool grows once the one running seems
+    // stuck: the test that worker starts has not run `slow` yet, and the
+    // probe asked about it as stuck took its 20 microseconds for a hang.
+    let hang = TestCase {
+        env: vec![(ASK.to_owned(), "hang".to_owned())],
+        ..myself()
+    };
+    let cases = vec![hang; 3];
+    let slow = Duration::from_millis(800);
+    let settings = Settings {
+        package_dir: env::current_dir().expect("a current folder"),
+        deadline: Duration::from_secs(60),
+        env: Vec::new(),
+        enough_hangs: None,
+        slow,
+        hurried: HURRIED,
+        at_once: 1,
+        left_out_when_hurried: Vec::new(),
+    };
+    let began = Instant::now();
+    let said_stuck = std::cell::RefCell::new(Vec::new());
+    run_tests_until(&cases, &settings, &Progress::new(true), |so_far| {
+        if so_far.seem_stuck {
+            let least = so_far.running.iter().map(|(_, ran)| *ran).min();
+            said_stuck.borrow_mut().push(least);
+        }
+        began.elapsed() > Duration::from_secs(4)
+    });
+    let said_stuck = said_stuck.into_inner();
+    assert!(!said_stuck.is_empty(), "never said to seem stuck");
+    for least in said_stuck {
+        assert!(least.is_some_and(|ran| ran >= slow), "{least:?}");
+    }
+}
+
+#[test]
 fn once_hurried_the_files_left_out_then_do_not_run() {
     let asking = |what: &str| TestCase {
         env: vec![(ASK.to_owned(), what.to_owned())],

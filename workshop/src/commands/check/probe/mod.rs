@@ -160,7 +160,7 @@ fn find_in_copy<'a>(
     progress: &Progress,
 ) -> Result<Found<'a>, String> {
     let (copy, copy_cargo) = (&prepared.root, &prepared.cargo);
-    let rerun = tests_to_rerun(failing);
+    let rerun = tests_to_rerun(failing, suspects);
     // A quick failure that passes when rerun as it is (a timing test on a
     // busy machine) cannot tell one function from another. A hang does not
     // come and go, so it is spared the extra run.
@@ -343,10 +343,20 @@ fn forget_the_shared_copy(probe: &Path) {
 
 /// The failing tests to rerun: the quickest first, hangs last, and of one
 /// file: the copy's build makes the executable of every file rerun, and
-/// a second file cost more build than its rerun told.
-fn tests_to_rerun(failing: &[&TestRun]) -> Vec<TestCase> {
+/// a second file cost more build than its rerun told. Among hangs, the
+/// markers' own tests first: they are quick when right, where a demo's
+/// trace takes 3 s (step 7), too long beside a test stopped at 5 s to
+/// tell a fix from a slow machine (`Probe::quick_enough`).
+fn tests_to_rerun(failing: &[&TestRun], suspects: &[&Marked]) -> Vec<TestCase> {
+    let own_file = |run: &TestRun| {
+        suspects.iter().any(|m| {
+            m.test
+                .split_once("::")
+                .is_some_and(|(file, _)| file == run.case.file)
+        })
+    };
     let mut sorted = failing.to_vec();
-    sorted.sort_by_key(|run| (run.hung(), run.took));
+    sorted.sort_by_key(|run| (run.hung(), !own_file(run), run.took));
     let Some(first) = sorted.first() else {
         return Vec::new();
     };

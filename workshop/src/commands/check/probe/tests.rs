@@ -369,3 +369,22 @@ fn the_probe_counts_the_functions_written_as_the_participant_does() {
         which_function(1, 4)
     );
 }
+
+#[test]
+fn among_hangs_the_markers_own_tests_are_rerun_first() {
+    let first = suspect(1, "call_at");
+    let hung = |file: &str, name: &str, secs: u64| TestRun {
+        case: TestCase {
+            file: file.to_owned(),
+            ..case(name)
+        },
+        outcome: Outcome::TimedOut(Duration::from_secs(secs)),
+        took: Duration::from_secs(secs),
+    };
+    let trace = hung("traces", "step03_trace_pinned", 5);
+    let own = hung("step03_timers", "a_timer_test", 6);
+    let failing = [&trace, &own];
+    let rerun = tests_to_rerun(&failing, &[&first]);
+    let names: Vec<String> = rerun.iter().map(TestCase::id).collect();
+    assert_eq!(names, ["step03_timers::a_timer_test"]);
+}
