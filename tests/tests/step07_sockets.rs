@@ -532,18 +532,18 @@ fn a_cloned_stream_writes_in_one_task_while_another_reads_it_back() {
     // Linux's buffers hold up to 72 MiB between two loopback sockets.
     const LEN: usize = 4 * 1024 * 1024;
     const BUFFER: usize = 64 * 1024;
-    fn small_buffers(socket: socket2::SockRef) {
+    fn small_buffers(socket: &socket2::SockRef) {
         socket.set_recv_buffer_size(BUFFER).unwrap();
         socket.set_send_buffer_size(BUFFER).unwrap();
     }
     within(HANG_LIMIT, || {
         let std_listener = std::net::TcpListener::bind(any_port()).unwrap();
         // An accepted socket takes its buffers' sizes from the listener.
-        small_buffers(socket2::SockRef::from(&std_listener));
+        small_buffers(&socket2::SockRef::from(&std_listener));
         let addr = std_listener.local_addr().unwrap();
         let echo = thread::spawn(move || {
             let mut stream = std::net::TcpStream::connect(addr).unwrap();
-            small_buffers(socket2::SockRef::from(&stream));
+            small_buffers(&socket2::SockRef::from(&stream));
             let mut buf = [0; 16 * 1024];
             loop {
                 match stream.read(&mut buf).unwrap() {
