@@ -25,7 +25,7 @@ use std::env::consts::EXE_SUFFIX;
 use std::fmt;
 use std::fs;
 use std::future::Future;
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::{Command, Output, Stdio};
@@ -292,20 +292,44 @@ pub fn traced_scene(scene: &str) -> String {
     merged_output(command)
 }
 
+/// `traced_output` of the demo, read as it comes, and stopped once
+/// `enough` says the output so far is enough for the test; or read to its
+/// end, when the demo must succeed.
+pub fn traced_demo_until(package: &str, enough: impl FnMut(&str) -> bool) -> String {
+    let mut command = step_command(package);
+    command.env("LOOP_TRACE", "1");
+    merged_output_until(command, enough)
+}
+
 /// What `command` writes on stdout and stderr, merged in order; fails if it
 /// fails.
-pub fn merged_output(mut command: Command) -> String {
-    let (mut reader, writer) = std::io::pipe().expect("a pipe");
+pub fn merged_output(command: Command) -> String {
+    merged_output_until(command, |_| false)
+}
+
+/// `merged_output`, read line by line: once `enough` says the output so
+/// far is enough, the program is stopped there, and what it wrote is the
+/// answer.
+pub fn merged_output_until(
+    mut command: Command,
+    mut enough: impl FnMut(&str) -> bool,
+) -> String {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
     command
         .stdin(Stdio::null())
         .stdout(writer.try_clone().expect("the pipe's writer clones"))
         .stderr(writer);
     let mut child = command.spawn().expect("the step starts");
     drop(command); // our copies of the writer: the read ends with the child
+    let mut reader = std::io::BufReader::new(reader);
     let mut output = String::new();
-    reader
-        .read_to_string(&mut output)
-        .expect("the output is UTF-8");
+    while reader.read_line(&mut output).expect("the output is UTF-8") > 0 {
+        if enough(&output) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return output;
+        }
+    }
     let status = child.wait().expect("the step ends");
     assert!(status.success(), "the traced run failed:\n{output}");
     output

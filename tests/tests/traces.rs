@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::rc::Rc;
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -22,7 +23,8 @@ use std::time::{Duration, Instant};
 
 use workshop::pinned_trace;
 use workshop_tests::{HANG_LIMIT, snapshot_settings, step_command};
-use workshop_tests::{merged_output, traced_output, traced_scene};
+use workshop_tests::{merged_output, merged_output_until, traced_demo_until};
+use workshop_tests::{traced_output, traced_scene};
 
 /// Only stderr, for the tests that parse every line.
 fn traced_stderr(package: &str, trace: Option<&str>) -> String {
@@ -33,13 +35,6 @@ fn traced_stderr(package: &str, trace: Option<&str>) -> String {
     let output = command.output().expect("the step runs");
     assert!(output.status.success(), "{package} failed");
     String::from_utf8(output.stderr).expect("stderr is UTF-8")
-}
-
-/// The part of a demo's output under the heading `== title ==`, up to the
-/// next heading.
-fn section(output: &str, title: &str) -> String {
-    pinned_trace::section(output, title)
-        .unwrap_or_else(|| panic!("no section `== {title} ==` in:\n{output}"))
 }
 
 /// A trace line, parsed: `[+S.SSS s] turn N: what` (`run: what` in step 2).
@@ -230,6 +225,70 @@ fn step03_polling_sleep_folds_its_repeated_turns() {
     );
 }
 
+/// `package`'s traced demo, read until the parts titled `titles` are whole
+/// (the rest would cost a test the demo's whole time: step 7's is 3 s),
+/// or under `check` (`STOP_AT_A_DIFFERENCE`) until they differ from the
+/// pinned `name`: a loop that lost a wake-up hangs the demo right after.
+fn traced_parts(package: &str, titles: &[&str], name: &str) -> String {
+    let pinned = std::env::var_os(pinned_trace::STOP_AT_A_DIFFERENCE)
+        .and_then(|_| {
+            let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+            std::fs::read_to_string(dir.join(format!("{name}.snap"))).ok()
+        })
+        .map(|file| pinned_trace::snapshot_contents(&file));
+    let output = traced_demo_until(package, |output| {
+        let whole = titles
+            .iter()
+            .all(|title| pinned_trace::section_complete(output, title));
+        whole
+            || pinned.as_deref().is_some_and(|pinned| {
+                !agrees_so_far(&pinned_part(output, titles), pinned)
+            })
+    });
+    parts(&output, titles)
+}
+
+/// The parts titled `titles` of `output` that have begun, one after
+/// another, a blank line between.
+fn parts(output: &str, titles: &[&str]) -> String {
+    let parts: Vec<String> = titles
+        .iter()
+        .filter_map(|title| pinned_trace::section(output, title))
+        .collect();
+    parts.join("\n")
+}
+
+/// `parts`, as pinned: times redacted.
+fn pinned_part(output: &str, titles: &[&str]) -> String {
+    pinned_trace::redacted(&parts(output, titles))
+}
+
+/// Whether every line of `so_far` is the pinned one in its place.
+fn agrees_so_far(so_far: &str, pinned: &str) -> bool {
+    let mut pinned = pinned.lines();
+    so_far.lines().all(|line| pinned.next() == Some(line))
+}
+
+#[test]
+fn a_program_read_until_enough_is_stopped_there() {
+    // The server never ends by itself: read to its end, this test would
+    // never end either.
+    let mut command = step_command("step07");
+    command.args(["serve", "127.0.0.1:0"]);
+    let output =
+        merged_output_until(command, |output| output.starts_with("listening on"));
+    assert!(output.starts_with("listening on 127.0.0.1:"), "{output}");
+}
+
+#[test]
+fn a_trace_agrees_so_far_while_each_line_is_the_pinned_one() {
+    let pinned = "== part ==\nturn 1: a\nturn 1: b\n";
+    assert!(agrees_so_far("== part ==\nturn 1: a\n", pinned));
+    assert!(agrees_so_far(pinned, pinned));
+    assert!(!agrees_so_far("== part ==\nturn 1: b\n", pinned));
+    assert!(!agrees_so_far(&format!("{pinned}turn 2: c\n"), pinned));
+}
+
 /// Pins `trace` as `<name>.snap`, in the form `pinned_trace::redacted`
 /// gives it: times redacted, and lines naming a callback or poll that held
 /// the loop left out (a busy machine can keep any of them from the CPU for
@@ -242,10 +301,10 @@ fn assert_trace(name: &str, trace: &str) {
 
 #[test]
 fn step02_trace_pinned() {
-    let output = traced_demo("step02");
-    let trace = section(
-        output,
-        "countup and countdown as callbacks that reschedule themselves",
+    let trace = traced_parts(
+        "step02",
+        &["countup and countdown as callbacks that reschedule themselves"],
+        "trace-step02",
     );
     assert_trace("trace-step02", &trace);
 }
@@ -255,50 +314,50 @@ fn step03_trace_pinned() {
     // Both sleeps of the first part are set one after the other, and the
     // three timers of the last part share one deadline: however late the
     // loop wakes, the turns are the same.
-    let output = traced_demo("step03");
-    let trace = [
-        section(output, "One after the other: sleep 0.5 s, then sleep 0.7 s"),
-        section(
-            output,
+    let trace = traced_parts(
+        "step03",
+        &[
+            "One after the other: sleep 0.5 s, then sleep 0.7 s",
             "Equal deadlines fire in the order they were scheduled",
-        ),
-    ]
-    .join("\n");
+        ],
+        "trace-step03",
+    );
     assert_trace("trace-step03", &trace);
 }
 
 #[test]
 fn step05_trace_pinned() {
-    let output = traced_demo("step05");
-    let trace = section(
-        output,
-        "countup and countdown as tasks that yield after every line",
+    let trace = traced_parts(
+        "step05",
+        &["countup and countdown as tasks that yield after every line"],
+        "trace-step05",
     );
     assert_trace("trace-step05", &trace);
 }
 
 #[test]
 fn step06_trace_pinned() {
-    let output = traced_demo("step06");
-    let trace = [
-        section(output, "spawn a child, then join it"),
-        section(output, "A child that panics"),
-    ]
-    .join("\n");
+    let trace = traced_parts(
+        "step06",
+        &["spawn a child, then join it", "A child that panics"],
+        "trace-step06",
+    );
     assert_trace("trace-step06", &trace);
 }
 
 #[test]
 fn step07_trace_pinned() {
-    let output = traced_demo("step07");
-    let trace = section(output, "Hello, world! through a socket pair");
+    let trace = traced_parts(
+        "step07",
+        &["Hello, world! through a socket pair"],
+        "trace-step07",
+    );
     assert_trace("trace-step07", &trace);
 }
 
 #[test]
 fn step08_trace_pinned() {
-    let output = traced_demo("step08");
-    let trace = section(output, "Cancel a suspended task");
+    let trace = traced_parts("step08", &["Cancel a suspended task"], "trace-step08");
     assert_trace("trace-step08", &trace);
 }
 
@@ -306,8 +365,11 @@ fn step08_trace_pinned() {
 fn step04_trace_pinned() {
     // One request at a time: each timer is set only once the request before
     // it has its answer, so no two can come due in one turn.
-    let output = traced_demo("step04");
-    let trace = section(output, "Ten requests to a slow server, one after another");
+    let trace = traced_parts(
+        "step04",
+        &["Ten requests to a slow server, one after another"],
+        "trace-step04",
+    );
     assert_trace("trace-step04", &trace);
 }
 

@@ -8,6 +8,14 @@
 
 use std::path::{Path, PathBuf};
 
+/// Set by `cargo workshop check` in each test's environment: a pinned
+/// trace's test stops the demo at the first line that differs from the
+/// pinned one, and fails there, rather than reading the demo to the end
+/// (step 7's: 3 s, or for ever when a lost wake-up hangs it). Left unset,
+/// as by `cargo test`, the test reads the whole part, so that a changed
+/// demo's `.snap.new` holds all of it for the authors to review.
+pub const STOP_AT_A_DIFFERENCE: &str = "WORKSHOP_TRACE_STOPS_AT_A_DIFFERENCE";
+
 /// The file where the tests pin step `n`'s trace, below the workspace at
 /// `root`.
 pub fn snapshot_path(root: &Path, n: u32) -> PathBuf {

@@ -147,8 +147,7 @@ pub fn check(
         cases.len(),
         TEST_DEADLINE.as_secs()
     ));
-    let mut settings = Settings::new(&cargo, TEST_DEADLINE);
-    hand_programs_to(&mut settings, programs.as_deref());
+    let mut settings = test_settings(&cargo, TEST_DEADLINE, programs.as_deref());
     settings.enough_hangs = Some(ENOUGH_HANGS);
     settings.left_out_when_hurried = vec![TRACES.to_owned(), SNAPSHOTS.to_owned()];
     let own_tests: Vec<&str> = marked.iter().map(|m| m.test.as_str()).collect();
@@ -209,7 +208,7 @@ fn stopped_while_stuck(ran: &mut Ran, stuck: Vec<TestRun>) {
 /// two cannot drift apart: the step's test files `files`, then, if they
 /// compile, its program and examples (a failure there is only said: the
 /// tests that run them say more). With the tests, the folder of the
-/// programs built now, for the tests to run (`hand_programs_to`); only
+/// programs built now, for the tests to run (`test_settings`); only
 /// with it can the demo be run for its trace (`trace`): the one in the
 /// target folder may be an older version's.
 fn build(
@@ -237,17 +236,29 @@ fn build(
     Ok(Ok((built, programs)))
 }
 
-/// Tells the tests where the programs they run wait, built before them:
-/// they never call Cargo, whose lock another Cargo may hold, inside their
-/// deadline. Without the folder (the program did not build), each test
-/// builds what it runs, and its failure says why.
-pub(crate) fn hand_programs_to(settings: &mut Settings, programs: Option<&Path>) {
+/// The settings of a run of the step's tests (the participant's, or the
+/// probe's reruns) with `deadline`. It tells the tests where the programs
+/// they run wait, built before them: they never call Cargo, whose lock
+/// another Cargo may hold, inside their deadline. Without the folder (the
+/// program did not build), each test builds what it runs, and its failure
+/// says why. And a pinned trace's test stops at its first difference.
+pub(crate) fn test_settings(
+    cargo: &Cargo,
+    deadline: std::time::Duration,
+    programs: Option<&Path>,
+) -> Settings {
+    let mut settings = Settings::new(cargo, deadline);
+    settings.env.push((
+        crate::pinned_trace::STOP_AT_A_DIFFERENCE.to_owned(),
+        "1".to_owned(),
+    ));
     if let Some(folder) = programs {
         settings.env.push((
             crate::PREBUILT_PROGRAMS.to_owned(),
             folder.display().to_string(),
         ));
     }
+    settings
 }
 
 /// What a test's failure says of the tool's trouble rather than of the

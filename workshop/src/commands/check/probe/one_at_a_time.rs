@@ -6,10 +6,10 @@ use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
-use super::super::{Blame, authors_function, hand_programs_to};
+use super::super::{Blame, authors_function, test_settings};
 use super::switching::{blame, build_rerun};
 use super::{Found, Probe, quick_enough};
-use crate::runner::{self, Cargo, PROBE_DEADLINE, Progress, Settings, TestCase};
+use crate::runner::{self, Cargo, PROBE_DEADLINE, Progress, TestCase};
 use crate::step::Step;
 use crate::track::{self, Marked};
 
@@ -103,8 +103,7 @@ fn rerun_in_copy(
     else {
         return Ok(Vec::new());
     };
-    let mut settings = Settings::new(cargo, PROBE_DEADLINE);
-    hand_programs_to(&mut settings, Some(&programs));
+    let settings = test_settings(cargo, PROBE_DEADLINE, Some(&programs));
     Ok(runner::run_tests(&in_copy, &settings, &Progress::new(true))
         .runs
         .iter()

@@ -10,11 +10,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::super::{Blame, authors_body, hand_programs_to, machine_trouble};
+use super::super::{Blame, authors_body, machine_trouble, test_settings};
 use super::{Found, Probe};
 use crate::runner::{
-    self, Cargo, PROBE_DEADLINE, Progress, RERUNS_AT_ONCE, Settings, TestCase,
-    TestRun,
+    self, Cargo, PROBE_DEADLINE, Progress, RERUNS_AT_ONCE, TestCase, TestRun,
 };
 use crate::step::Step;
 use crate::track::{self, Marked};
@@ -60,8 +59,7 @@ pub(super) fn all_at_once<'a>(
             ..case.clone()
         }));
     }
-    let mut settings = Settings::new(copy_cargo, PROBE_DEADLINE);
-    hand_programs_to(&mut settings, Some(&programs));
+    let mut settings = test_settings(copy_cargo, PROBE_DEADLINE, Some(&programs));
     // A wrong suspect's reruns hang as the participant's did, to the
     // deadline: all at once, the culprit's are not queued behind them.
     settings.at_once = cases.len().min(RERUNS_AT_ONCE);
