@@ -85,6 +85,8 @@ pub(super) struct Meanwhile<'scope, 'env, 'a> {
     asked_while_stuck: RefCell<Vec<TestRun>>,
     probe: OnceCell<ScopedJoinHandle<'scope, (Vec<String>, Found<'a>)>>,
     trace: OnceCell<ScopedJoinHandle<'scope, Option<String>>>,
+    /// When the demo for the trace started.
+    trace_began: Cell<Option<Instant>>,
     /// Set when the verdict will wait no longer for the demo's trace.
     trace_enough: Arc<AtomicBool>,
     named: Arc<AtomicBool>,
@@ -135,6 +137,7 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
             asked_while_stuck: RefCell::new(Vec::new()),
             probe: OnceCell::new(),
             trace: OnceCell::new(),
+            trace_began: Cell::new(None),
             trace_enough: Arc::new(AtomicBool::new(false)),
             named: Arc::new(AtomicBool::new(false)),
         }
@@ -216,6 +219,7 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
         if self.trace.get().is_some() {
             return;
         }
+        self.trace_began.set(Some(Instant::now()));
         let (step, enough) = (self.step, Arc::clone(&self.trace_enough));
         let _ = self.trace.set(self.scope.spawn(move || {
             trace::beside(step, demo, &Progress::new(true), &enough)
@@ -271,8 +275,9 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
     }
 
     /// The answers, once their threads have ended: the demo's trace is
-    /// waited for `TRACE_GRACE` at most when a test `failed`, else not at
-    /// all (it is shown only beside a function blamed).
+    /// waited for until `TRACE_SPAN` after the demo started when a test
+    /// `failed`, else not at all (it is shown only beside a function
+    /// blamed).
     pub(super) fn answers(self, failed: bool) -> Answers<'a> {
         // Made ready for a probe that was not needed: let go of it.
         if let Some(preparing) = self.copy.take() {
@@ -283,13 +288,13 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
         // stopped with them while the probe asked.
         let stuck = !self.asked_while_stuck.borrow().is_empty();
         let trace = self.trace.into_inner().and_then(|trace| {
-            let grace = if failed && !stuck {
-                TRACE_GRACE
+            let span = if failed && !stuck {
+                TRACE_SPAN
             } else {
                 Duration::ZERO
             };
-            let began = Instant::now();
-            while !trace.is_finished() && began.elapsed() < grace {
+            let began = self.trace_began.get().unwrap_or_else(Instant::now);
+            while !trace.is_finished() && began.elapsed() < span {
                 thread::sleep(Duration::from_millis(20));
             }
             self.trace_enough.store(true, Ordering::SeqCst);
@@ -335,12 +340,15 @@ fn stopped_as_they_are(stuck: &[(TestCase, Duration)]) -> Vec<TestRun> {
 /// (step 7's slow reader, steps 4 and 8) a second more for nothing.
 const LONE_FAILURE: Duration = Duration::from_secs(1);
 
-/// How long a verdict otherwise ready waits for the demo's trace: a demo
-/// that hangs before the part the tests pin (step 4's `read_wait` filing
-/// its callback as a writer's) has nothing to show, and kept the verdict
-/// waiting for `trace::DEMO_LIMIT` (8 s); one that parts from the
-/// authors' in a turn it finished is stopped there already.
-const TRACE_GRACE: Duration = Duration::from_secs(2);
+/// How long after the demo started (with the first failure) a verdict
+/// otherwise ready waits for its trace: a demo that hangs before the part
+/// the tests pin (step 4's `read_wait` filing its callback as a writer's)
+/// has nothing to show, and kept the verdict waiting for
+/// `trace::DEMO_LIMIT` (8 s); one that parts from the authors' in a turn
+/// it finished is stopped there already. Counted from the probe's answer
+/// (2 s then), it held step 4's verdicts 2 s for a part of the demo that
+/// most mistakes do not change.
+const TRACE_SPAN: Duration = Duration::from_secs(3);
 
 /// The probe's copy, once its thread has made it ready.
 fn ready(preparing: Preparing) -> Result<probe::WorkshopCopy, String> {
