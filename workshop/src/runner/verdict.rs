@@ -159,10 +159,20 @@ pub(super) const STDERR_SIGNS: &[&str] = &[
 /// the snapshot failed.
 fn snapshot_difference(stdout: &str) -> Option<String> {
     const SHOWN: usize = 8;
-    let changed: Vec<&str> = table_lines(stdout)
+    let table: Vec<&str> = table_lines(stdout)
         .filter(|text| text.starts_with('+') || text.starts_with('-'))
-        .take(SHOWN)
         .collect();
+    let mut changed: Vec<&str> = table.iter().take(SHOWN).copied().collect();
+    // A run of one kind hides the other: a trace stopped at its first
+    // difference (`check`'s trace tests) is followed by every line of the
+    // authors' after it, removed, and its one line of its own came ninth.
+    // The first of each kind is always shown: `trace::story` tells a line
+    // left out from a loop doing something else by them.
+    for sign in ['+', '-'] {
+        if !changed.iter().any(|text| text.starts_with(sign)) {
+            changed.extend(table.iter().find(|text| text.starts_with(sign)));
+        }
+    }
     // Lines only added, every pinned line still there in order: perhaps
     // the participant's own prints, which `check` does not count against
     // a function.
@@ -255,6 +265,18 @@ mod tests {
         let changed: Vec<&str> = difference.lines().skip(1).collect();
         assert_eq!(changed, ["+ran one", "-brew the tea"]);
         assert_eq!(snapshot_difference("running 1 test\n"), None);
+    }
+
+    #[test]
+    fn a_failed_snapshot_shows_its_first_line_of_each_kind() {
+        let removed = "          │-theirs\n".repeat(12);
+        let stdout = format!(
+            "─────┬─────\n    3     3 │ boil the water\n{removed}    4       │+yours\n─────┴─────\n"
+        );
+        let difference = snapshot_difference(&stdout).expect("a difference");
+        let changed: Vec<&str> = difference.lines().skip(1).collect();
+        assert_eq!(changed.len(), 9, "{difference}");
+        assert_eq!(changed[8], "+yours", "{difference}");
     }
 
     #[test]

@@ -187,6 +187,37 @@ fn failing_trace_tests_alone_say_the_loop_no_longer_says_what_it_does() {
 }
 
 #[test]
+fn failing_trace_tests_before_the_others_ran_do_not_say_they_pass() {
+    let step = step("5");
+    let trace = failed(
+        "traces::step05_traces_woken_tasks_and_polls",
+        "no poll line",
+    );
+    let not_run = failed("step05_tasks::tasks_take_turns", "").case;
+    let ran = Ran {
+        runs: vec![trace],
+        not_run: vec![not_run],
+        enough: true,
+    };
+    let cargo = Cargo {
+        root: step.root.clone(),
+        target_dir: None,
+    };
+    let report = verdict_on(
+        &step,
+        &[],
+        &ran,
+        (None, &cargo),
+        Answers::default(),
+        &Progress::new(true),
+    )
+    .expect("a verdict")
+    .report;
+    assert!(!report.contains("other tests pass"), "{report}");
+    assert!(report.contains("no poll line"), "{report}");
+}
+
+#[test]
 fn warnings_about_a_written_function_are_its_own_and_others_are_not() {
     let step = step("5");
     let marked = step.track().expect("step 5's track");
