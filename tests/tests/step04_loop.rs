@@ -324,6 +324,40 @@ fn a_failed_connect_is_reported_to_the_client() {
 /// long before `HANG_LIMIT`.
 const RESCUE: Duration = Duration::from_secs(2);
 
+/// The turns, 10 ms apart, in which a fresh connection's write waiter must
+/// have run: the OS reports a socket that can take bytes at the first wait
+/// after it is registered. Waiting `RESCUE` instead held a verdict on a
+/// `register` that asks for readable only 2 s.
+const FRESH_SOCKET_TURNS: u32 = 20;
+
+/// Every 10 ms, until `done` is set, counts a turn; after `turns` of them,
+/// sets `done` (the watchdog's ticks end too) and calls `give_up`.
+fn within_turns(
+    lp: &EventLoop,
+    turns: u32,
+    done: Rc<Cell<bool>>,
+    give_up: impl FnOnce(&EventLoop) + 'static,
+) {
+    fn tick(
+        lp: &EventLoop,
+        turns_left: u32,
+        done: Rc<Cell<bool>>,
+        give_up: Box<dyn FnOnce(&EventLoop)>,
+    ) {
+        if done.get() {
+            return;
+        }
+        if turns_left == 0 {
+            done.set(true);
+            give_up(lp);
+            return;
+        }
+        lp.call_later(ms(10), move |lp| tick(lp, turns_left - 1, done, give_up));
+    }
+    let give_up: Box<dyn FnOnce(&EventLoop)> = Box::new(give_up);
+    lp.call_later(ms(10), move |lp| tick(lp, turns, done, give_up));
+}
+
 /// Connects to `addr` once `after` has passed, from another thread, to wake
 /// a loop that is blocked in `poll` when it should not be; errors (nobody
 /// listens any more) are what a correct loop leaves it.
@@ -498,6 +532,10 @@ fn a_write_waiter_runs_once_the_socket_can_take_bytes() {
             seen.set(Some(sent.expect("a write")));
             finished.set(true);
             writer.forget(lp);
+        });
+        let forgotten = socket.clone();
+        within_turns(&lp, FRESH_SOCKET_TURNS, done.clone(), move |lp| {
+            forgotten.forget(lp);
         });
         watchdog(&lp, RESCUE, done, move |lp| socket.forget(lp));
         lp.run().expect("the loop runs");
