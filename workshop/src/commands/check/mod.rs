@@ -40,6 +40,7 @@ mod lock;
 mod meanwhile;
 mod prints;
 mod probe;
+mod report;
 #[cfg(test)]
 mod tests;
 mod trace;

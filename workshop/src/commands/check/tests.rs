@@ -3,7 +3,8 @@
 
 use super::compile::{does_not_compile, machine_trouble};
 use super::meanwhile::Answers;
-use super::verdict::{fn_line, not_right, start_with, verdict_on};
+use super::report::{fn_line, not_right, start_with};
+use super::verdict::verdict_on;
 use super::*;
 use crate::runner::{CompileError, Outcome, Ran, TestCase, TestRun};
 use crate::test_messages;

@@ -1,0 +1,437 @@
+//! The verdict's words: what a participant reads for a step that passes,
+//! a function to fix or to write next, a failure no function answers for,
+//! and the tests that failed beside it or were not run. `verdict` decides
+//! which; this says it.
+
+use super::clues;
+use super::verdict::changed_functions;
+use super::{Blame, Checked};
+use crate::commands::status::fingerprint;
+use crate::commands::{indent, write};
+use crate::runner::{
+    HURRIED, MEMORY_LIMIT_GIB, Outcome, Ran, TEST_DEADLINE, TestRun,
+};
+use crate::step::Step;
+use crate::test_messages;
+use crate::track::{self, Marked};
+
+pub(super) fn passes(step: &Step, marked: &[Marked], passed: usize) -> Checked {
+    let n = step.number;
+    if step.is_started() {
+        let _ = write(&step.state().join("passed"), &fingerprint(step));
+    }
+    let after = if step.is_started() {
+        format!(
+            "You wrote its {} functions. `cargo workshop diff {n}` shows \
+             where yours differ from the authors' version.",
+            marked.len()
+        )
+    } else {
+        format!("(It is not started: `cargo workshop start {n}` to build it.)")
+    };
+    Checked {
+        passed: true,
+        next: None,
+        failed: Vec::new(),
+        at_its_todo: false,
+        report: format!("Step {n} passes: all {passed} of its tests. {after}"),
+    }
+}
+
+pub(super) fn ids(runs: &[&TestRun]) -> Vec<String> {
+    runs.iter().map(|run| run.case.id()).collect()
+}
+
+pub(super) fn file_and_line(step: &Step, marked: &Marked) -> String {
+    format!(
+        "{}/{}, line {}",
+        step.folder,
+        marked.file,
+        fn_line(step, marked)
+    )
+}
+
+/// The line of `marked`'s signature, as it is now.
+pub(super) fn fn_line(step: &Step, marked: &Marked) -> usize {
+    marked.fn_line(&step.read(&marked.file))
+}
+
+/// A written function is wrong: which, the test that shows it best, and
+/// how `check` knows; and, `beside`, the first turn of the step's demo
+/// where the participant's loop differs from the authors' (`trace`).
+pub(super) fn not_right(
+    step: &Step,
+    blame: &Blame,
+    failures: &[&TestRun],
+    ran: &Ran,
+    beside: Option<&str>,
+    blanks: &[&Marked],
+) -> Checked {
+    let m = blame.function;
+    // A test that stops at the `todo!()` of a function not yet written
+    // says little of this one: shown only when no other test fails.
+    let blank_reached = |run: &TestRun| {
+        blanks
+            .iter()
+            .find(|b| run.outcome.message().contains(&b.todo_message()))
+            .copied()
+    };
+    let mut answered: Vec<&TestRun> = failures
+        .iter()
+        .copied()
+        .filter(|run| blame.tests.contains(&run.case.id()))
+        .collect();
+    answered.sort_by_key(|run| {
+        (
+            blank_reached(run).is_some(),
+            clarity_rank(run),
+            run.case.id() != m.test,
+        )
+    });
+    // The function's own test, the one its marker names, says the most
+    // about it, when it failed with a message rather than hung, and not
+    // at another function's `todo!()`.
+    let own = failures.iter().copied().find(|run| {
+        run.case.id() == m.test && !run.hung() && blank_reached(run).is_none()
+    });
+    let shown = own
+        .or_else(|| answered.first().copied())
+        .unwrap_or(failures[0]);
+    let others: Vec<&TestRun> = failures
+        .iter()
+        .copied()
+        .filter(|run| run.case != shown.case)
+        .collect();
+    // Where the failure shows is not always where the mistake is.
+    // Only the tests that close or fill a server's stderr fail, and the
+    // function prints there: the print is the likeliest trouble.
+    let prints_alone = failures
+        .iter()
+        .all(|run| clues::closes_or_fills_stderr(&run.case.id()))
+        && clues::prints_to_stderr(step, m);
+    let note = clues::note(step, m, &shown.case.id(), shown.outcome.message())
+        .or_else(|| {
+            blank_reached(shown).map(|blank| cannot_judge_yet(step, m, blank))
+        })
+        .map(|note| format!("\n\n{note}"))
+        .unwrap_or_default();
+    let beside = beside
+        .map(|beside| format!("\n\n{beside}"))
+        .unwrap_or_default();
+    Checked {
+        passed: false,
+        next: Some(m.function.clone()),
+        failed: ids(failures),
+        at_its_todo: false,
+        report: format!(
+            "Your `{}` ({}) {}.\nRead chapter {}, section \"{}\" \
+             again.\n\n{}{note}{beside}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again \
+             with `cargo workshop check {}`.",
+            m.function,
+            file_and_line(step, m),
+            if prints_alone {
+                "prints to stderr, and only the tests of a stderr nobody reads \
+                 fail: the print may be all that is wrong"
+            } else {
+                "is not right yet"
+            },
+            step.number,
+            m.section,
+            describe(shown),
+            m.function,
+            blame.why,
+            also_failing(&others),
+            left_out(ran),
+            step.number
+        ),
+    }
+}
+
+/// The test shown for `blamed` stopped at the `todo!()` of `blank`.
+pub(super) fn cannot_judge_yet(
+    step: &Step,
+    blamed: &Marked,
+    blank: &Marked,
+) -> String {
+    format!(
+        "This test stops at the `todo!()` of `{blank}`, which you have not \
+         written yet: `{blamed}` cannot be judged until `{blank}` is written (chapter {n}, section \"{section}\"). \
+         Write it next, then check again.",
+        blank = blank.function,
+        blamed = blamed.function,
+        n = step.number,
+        section = blank.section,
+    )
+}
+
+/// The failures did not come back when the tests ran again as they are.
+pub(super) fn passed_on_rerun(step: &Step, failures: &[&TestRun]) -> Checked {
+    let n = step.number;
+    Checked {
+        passed: false,
+        next: None,
+        failed: ids(failures),
+        at_its_todo: false,
+        report: format!(
+            "{}\n\nIt passed when run again as it is, so no one function can be \
+             named: a test that measures time can fail on a busy machine. Run \
+             `cargo workshop check {n}` again; if it fails the same way, read \
+             the message above.",
+            describe(
+                failures
+                    .iter()
+                    .find(|run| !run
+                        .outcome
+                        .message()
+                        .contains("not yet implemented"))
+                    .unwrap_or(&failures[0])
+            )
+        ),
+    }
+}
+
+/// Which failure shows a mistake best, lowest first: a crash says the most
+/// in the fewest words, a hang the least.
+pub(super) fn clarity_rank(run: &TestRun) -> u8 {
+    match run.outcome {
+        Outcome::StackOverflow(_) => 0,
+        Outcome::OutOfMemory(_) => 1,
+        Outcome::Failed(_) | Outcome::EndedEarly(_) if !run.hung() => 2,
+        Outcome::Crashed(_) => 3,
+        _ => 4,
+    }
+}
+
+/// The next blank function, and the test that stops at its `todo!()`.
+pub(super) fn write_next(
+    step: &Step,
+    marked: &[Marked],
+    next: &Marked,
+    failures: &[&TestRun],
+) -> Checked {
+    let n = step.number;
+    let at_todo =
+        |run: &&&TestRun| run.outcome.message().contains(&next.todo_message());
+    let own = failures
+        .iter()
+        .filter(at_todo)
+        .find(|run| run.case.id() == next.test)
+        .or_else(|| failures.iter().find(at_todo))
+        .or_else(|| failures.iter().find(|run| run.case.id() == next.test));
+    let evidence = match own {
+        Some(run) => describe(run),
+        None => format!("{} shows it once it compiles and runs", next.test),
+    };
+    let written = marked.iter().filter(|m| !step.is_unwritten(m)).count();
+    Checked {
+        passed: false,
+        next: Some(next.function.clone()),
+        failed: ids(failures),
+        at_its_todo: own.is_some_and(|run| at_todo(&run)),
+        report: format!(
+            "Next: {} `{}` ({}).\nRead chapter {n}, section \"{}\".\nThe test \
+             that shows it: {evidence}\n\n{written} of {} functions written so \
+             far. Check again with `cargo workshop check {n}`.",
+            if track::is_the_blank(next, &step.read(&next.file)[next.body.clone()]) {
+                "write"
+            } else {
+                "finish (a `todo!()` is still in it)"
+            },
+            next.function,
+            file_and_line(step, next),
+            next.section,
+            marked.len()
+        ),
+    }
+}
+
+/// Tests fail, and no one function could be named.
+pub(super) fn not_pinned(
+    step: &Step,
+    marked: &[Marked],
+    failures: &[&TestRun],
+    ran: &Ran,
+) -> Checked {
+    let n = step.number;
+    let mut sorted = failures.to_vec();
+    sorted.sort_by_key(|run| clarity_rank(run));
+    let shown = sorted[0];
+    let why = if marked.is_empty() {
+        String::new()
+    } else if changed_functions(step, marked).is_empty() {
+        "\n\nYour functions are the authors' own, so the cause is elsewhere: \
+         in lines outside them, or in the tests."
+            .to_owned()
+    } else {
+        format!(
+            "\n\nPutting back the authors' version of any one of your functions \
+             does not make them pass: more than one may be wrong.{}",
+            start_with(step, marked, failures)
+        )
+    };
+    let count = failures.len();
+    Checked {
+        passed: false,
+        next: None,
+        failed: ids(failures),
+        at_its_todo: false,
+        report: format!(
+            "{count} of step {n}'s tests fail{}.{why}\n\n{}{}{}",
+            if count == 1 { "s" } else { "" },
+            describe(shown),
+            also_failing(
+                &failures
+                    .iter()
+                    .copied()
+                    .filter(|r| r.case != shown.case)
+                    .collect::<Vec<_>>()
+            ),
+            left_out_unnamed(ran)
+        ),
+    }
+}
+
+/// Where to start when no one function is named: the first written
+/// function, in track order, whose own test (the one its marker names, and
+/// the chapter cites) fails. Several functions written wrong before the
+/// step could judge them are the way a track goes wrong (a participant
+/// writes on while later functions are blank), and "more than one may be
+/// wrong" alone left them to guess which.
+pub(super) fn start_with(
+    step: &Step,
+    marked: &[Marked],
+    failures: &[&TestRun],
+) -> String {
+    let Some(first) = marked.iter().find(|m| {
+        !step.is_unwritten(m) && failures.iter().any(|run| run.case.id() == m.test)
+    }) else {
+        return String::new();
+    };
+    format!(
+        " Start with `{}` ({}): its own test, `{}`, fails.",
+        first.function,
+        file_and_line(step, first),
+        first.test
+    )
+}
+
+/// What a failed test expected and saw, or how it ended, in a participant's
+/// words.
+pub(super) fn describe(run: &TestRun) -> String {
+    let id = run.case.id();
+    match &run.outcome {
+        Outcome::Passed => format!("{id} passes"),
+        // The process aborted only because unwinding reached a function
+        // not yet written: the first panic is the failure.
+        Outcome::Crashed(message) | Outcome::Failed(message)
+            if test_messages::without_cleanup_noise(message).is_some() =>
+        {
+            let first =
+                test_messages::without_cleanup_noise(message).unwrap_or_default();
+            format!("{id} fails:\n\n{}", indent(&test_messages::shorten(&first)))
+        }
+        // Its own guard gave up before `check` would have stopped it: one
+        // limit said, the one that ended it.
+        Outcome::Failed(message) if run.hung() => format!(
+            "{id} gave up after waiting {} s for the loop, within the {} s each \
+             test may run:\n\n{}\n\nA test that waits this long means a \
+             loop that never ends, or a wake-up that never comes (a task or a \
+             timer that nothing wakes).",
+            run.took.as_secs(),
+            TEST_DEADLINE.as_secs(),
+            indent(&test_messages::shorten(message))
+        ),
+        Outcome::Failed(message) => {
+            format!(
+                "{id} fails:\n\n{}",
+                indent(&test_messages::shorten(message))
+            )
+        }
+        Outcome::TimedOut(after) => format!(
+            "{id} did not finish in {} s and was stopped. A test that never \
+             ends means a loop that never ends, or a wake-up that never comes \
+             (a task or a timer that nothing wakes).",
+            after.as_secs()
+        ),
+        Outcome::StackOverflow(message) => format!(
+            "{id} crashed: stack overflow (endless recursion?). A function \
+             calls itself without end, directly or through another one (say, \
+             a `cmp` that calls `partial_cmp`, which calls `cmp`):\n\n{}",
+            indent(message)
+        ),
+        Outcome::OutOfMemory(message) => format!(
+            "{id} used more memory than a test may ({MEMORY_LIMIT_GIB} GiB, \
+             less beside other tests) and was stopped: a loop that never \
+             ends while something grows, e.g. `front()` where `pop_front()` \
+             takes the item off the queue:\n\n{}",
+            indent(message)
+        ),
+        Outcome::Crashed(message) => format!(
+            "{id} crashed (its process ended abruptly). It printed:\n\n{}",
+            indent(&test_messages::shorten(message))
+        ),
+        Outcome::EndedEarly(message) => format!(
+            "{id} did not finish: its process ended, with success, before the \
+             test did, so it asserted nothing. Something it called ended the \
+             whole program (`std::process::exit`?) where it should return. \
+             It printed last:\n\n{}",
+            indent(&test_messages::shorten(message))
+        ),
+    }
+}
+
+pub(super) fn also_failing(others: &[&TestRun]) -> String {
+    const NAMED: usize = 4;
+    if others.is_empty() {
+        return String::new();
+    }
+    let mut names: Vec<String> = others
+        .iter()
+        .take(NAMED)
+        .map(|run| format!("{} ({})", run.case.id(), run.outcome.summary()))
+        .collect();
+    if others.len() > NAMED {
+        names.push(format!("and {} more", others.len() - NAMED));
+    }
+    format!("\nAlso failing: {}.", names.join("; "))
+}
+
+pub(super) fn left_out(ran: &Ran) -> String {
+    if ran.not_run.is_empty() {
+        return String::new();
+    }
+    if ran.enough {
+        return format!(
+            "\n({} not run: what failed already names what to fix. Once it \
+             is fixed, `check` runs them all.)",
+            more_tests(ran.not_run.len())
+        );
+    }
+    format!(
+        "\n({} stopped unfinished, after {} s or more: some tests never end, \
+         and waiting for them would only delay the verdict.)",
+        more_tests(ran.not_run.len()),
+        HURRIED.as_secs()
+    )
+}
+
+/// `left_out`, for a verdict that names no function.
+pub(super) fn left_out_unnamed(ran: &Ran) -> String {
+    if ran.not_run.is_empty() || !ran.enough {
+        return left_out(ran);
+    }
+    format!(
+        "\n({} not run: the failures above are enough to go on. Once they \
+         pass, `check` runs them all.)",
+        more_tests(ran.not_run.len())
+    )
+}
+
+/// "1 more test was", "2 more tests were".
+pub(super) fn more_tests(count: usize) -> String {
+    if count == 1 {
+        "1 more test was".to_owned()
+    } else {
+        format!("{count} more tests were")
+    }
+}
