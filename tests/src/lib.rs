@@ -11,6 +11,7 @@
 
 pub mod built;
 pub mod echo_server;
+pub mod seed;
 pub mod server;
 
 /// What the tests share with `cargo workshop`, which sets them for the

@@ -2,7 +2,7 @@
 //! workshop (two terminals and a habit), one whose probe cannot write its
 //! copy, and verdicts that set a wrong loop's traced turn beside the
 //! authors' (steps 3, 5 and 8). Each works in a copy of this workshop
-//! whose build starts from this one's (`workshop::warm_copy`), so only the
+//! whose build starts from this one's (`workshop_tests::seed`), so only the
 //! steps changed here are built again.
 //!
 //! Slow (a build of three steps' tests and three probes, a minute or more
@@ -14,8 +14,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use workshop::track;
-use workshop::warm_copy;
-use workshop_tests::{workshop_program, workspace_root};
+use workshop_tests::{seed, workshop_program, workspace_root};
 
 /// A copy of the workshop, sources and build, removed when dropped.
 struct WarmCopy {
@@ -27,9 +26,8 @@ impl WarmCopy {
         let dir = std::env::temp_dir()
             .join(format!("workshop-checks-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
-        warm_copy::sync_tree(&workspace_root(), &dir).expect("the sources copy");
-        warm_copy::seed(&target_dir(), &dir.join("target"))
-            .expect("the build seeds");
+        seed::warm_copy(&workspace_root(), &target_dir(), &dir)
+            .expect("the copy and its build");
         WarmCopy { dir }
     }
 
@@ -225,14 +223,15 @@ fn a_probe_that_cannot_write_its_copy_blames_the_tool_not_the_code() {
             "(other.deadline, self.sequence)",
         ),
     );
-    let probes = copy.dir.join("target").join("workshop-probe");
-    fs::create_dir_all(&probes).unwrap();
-    fs::write(probes.join("step03"), "in the way").unwrap();
+    let workspace = copy.dir.join("target/workshop-probe/workspace");
+    let in_the_way = workspace.join("step03-sleep");
+    fs::remove_dir_all(&in_the_way).expect("the probe's copy, made warm");
+    fs::write(&in_the_way, "in the way").unwrap();
     let output = copy.check(3).output().expect("check runs");
     let said = said(&output);
     assert_eq!(output.status.code(), Some(2), "{said}");
     assert!(said.contains("not your code"), "{said}");
-    let place = probes.join("step03").display().to_string();
+    let place = workspace.display().to_string();
     assert!(said.contains(&place), "the place is not named: {said}");
     for blame in ["Your `", "more than one may be wrong", "Next: write"] {
         assert!(!said.contains(blame), "it spoke of the code: {said}");

@@ -1,6 +1,6 @@
 //! `cargo workshop watch` in a real terminal: tmux runs it (`send-keys` to
 //! type, `capture-pane` to read the screen) in a copy of this workshop
-//! whose build starts from this one's (`workshop::warm_copy`), while the
+//! whose build starts from this one's (`workshop_tests::seed`), while the
 //! test saves the participant's functions as an editor would.
 //!
 //! Slow (step 3's tests built in the copy, then a check after each save:
@@ -18,8 +18,7 @@ use std::time::{Duration, Instant};
 
 use workshop::authors;
 use workshop::track;
-use workshop::warm_copy;
-use workshop_tests::{workshop_program, workspace_root};
+use workshop_tests::{seed, workshop_program, workspace_root};
 
 const FOLDER: &str = "step03-sleep";
 const WRONG: &str = "EventLoop::call_at";
@@ -37,10 +36,10 @@ impl WarmCopy {
         let dir = std::env::temp_dir()
             .join(format!("workshop-watch-tmux-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
-        warm_copy::sync_tree(&workspace_root(), &dir).expect("the sources copy");
         let target = std::env::var_os("CARGO_TARGET_DIR")
             .map_or_else(|| workspace_root().join("target"), PathBuf::from);
-        warm_copy::seed(&target, &dir.join("target")).expect("the build seeds");
+        seed::warm_copy(&workspace_root(), &target, &dir)
+            .expect("the copy and its build");
         WarmCopy { dir }
     }
 

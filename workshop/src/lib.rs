@@ -15,7 +15,7 @@
 //! command is a module of `commands`, with its help and its `run`; `step`
 //! and `changes` say where a step stands; `runner` runs tests (Cargo,
 //! scheduling, verdicts from output, memory, processes, and its clocks in
-//! `runner::limits`); `warm_copy` makes the copy the probe of `check`
+//! `runner::limits`); `sources_copy` makes the copy the probe of `check`
 //! builds in; `pinned_trace` is the form the tests pin a demo's trace in,
 //! which `check` brings a participant's trace to.
 //!
@@ -57,10 +57,10 @@ pub mod changes;
 pub mod commands;
 pub mod pinned_trace;
 pub mod runner;
+pub mod sources_copy;
 pub mod step;
 pub mod test_messages;
 pub mod track;
-pub mod warm_copy;
 
 use std::fs;
 use std::path::Path;

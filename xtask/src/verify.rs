@@ -11,9 +11,9 @@ use workshop::commands::reset::reset;
 use workshop::commands::start::start;
 use workshop::commands::{Words, indent, write};
 use workshop::runner::{self, Progress};
+use workshop::sources_copy::{self, Times};
 use workshop::step::{Authors, Step, find_root};
 use workshop::track::{self, Marked};
-use workshop::warm_copy;
 
 use crate::freeze::{blank_function, steps_named};
 
@@ -55,7 +55,7 @@ fn verify(root: &Path, numbers: &[&str]) -> Result<ExitCode, String> {
     let target = root.join("target").join("workshop-verify");
     let copy = target.join("copy");
     let _ = fs::remove_dir_all(&copy);
-    warm_copy::sync_tree(root, &copy)?;
+    sources_copy::sync_tree(root, &copy, Times::Kept)?;
     let began = Instant::now();
     let mut problems = Vec::new();
     for n in &wanted {

@@ -1,10 +1,10 @@
-//! One check at a time in each of the probe's copies.
+//! One at a time: the probe's copy, and the build ahead.
 //!
-//! Two terminals, or a habit of typing `check` twice, run checks side by
-//! side in one checkout. Each step's probe has a copy of its own
-//! (`target/workshop-probe/stepNN`), so checks of different steps never
-//! meet; two checks of the same step take turns, the second saying that
-//! it waits. The lock is the operating system's, held by an open file:
+//! Two terminals, `start`'s build ahead, or a habit of typing `check`
+//! twice, run checks side by side in one checkout. The probe's copy
+//! (`target/workshop-probe`) is held by one at a time, the next saying
+//! that it waits; the participant's build folder by one build ahead at a
+//! time. The lock is the operating system's, held by an open file:
 //! it goes with the process that held it, however that process ends
 //! (`kill -9`, a closed laptop lid), so no stale lock is ever left to
 //! clear by hand.

@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::runner::{Cargo, Progress, TestCase, TestRun};
+use crate::sources_copy::{self, Times};
 use crate::track::Marked;
-use crate::warm_copy;
 
 use super::lock;
 use one_at_a_time::one_at_a_time;
@@ -101,8 +101,7 @@ pub struct WorkshopCopy {
     cargo: Cargo,
 }
 
-/// Makes the copy ready, its build folder seeded from the participant's:
-/// `Err` with what to tell the participant if the tool's own machinery
+/// Makes the copy ready, its sources the participant's: `Err` with what to tell the participant if the tool's own machinery
 /// fails. Nothing in it depends on what failed, so it can be done while
 /// the tests still run.
 pub fn prepare(
@@ -113,18 +112,17 @@ pub fn prepare(
     let target = cargo.target_dir().map_err(|err| {
         tool_failed(step, "find the folder Cargo builds in", None, &err)
     })?;
-    let probes = target.join("workshop-probe");
-    let probe = probes.join(step.package());
-    let held = hold_the_copy(step, &probes, progress)?;
-    prepare_copy(step, &target, &probe).map_err(|err| {
+    let probe = target.join("workshop-probe");
+    let held = hold_the_copy(step, &probe, progress)?;
+    let root = probe.join("workspace");
+    sources_copy::sync_tree(&step.root, &root, Times::New).map_err(|err| {
         tool_failed(
             step,
             "copy your workshop to try the authors' functions in",
-            Some(&probe),
+            Some(&root),
             &err,
         )
     })?;
-    let root = probe.join("workspace");
     let cargo = Cargo {
         root: root.clone(),
         target_dir: Some(probe.join("target")),
@@ -148,6 +146,20 @@ pub fn build_ahead(
     files: &[String],
 ) {
     switching::build_ahead(step, &copy.root, &copy.cargo, suspects, files);
+}
+
+/// For `start`'s build ahead: the copy made and built as the step is now,
+/// no function switched, so that the first probe finds the copy's build
+/// folder made and builds only what differs.
+pub fn build_the_copy(
+    step: &Step,
+    cargo: &Cargo,
+    files: &[String],
+    progress: &Progress,
+) -> Result<(), String> {
+    let copy = prepare(step, cargo, progress)?;
+    build_ahead(step, &copy, &[], files);
+    Ok(())
 }
 
 /// `find_in`, with the failures of the probe's own machinery as `Err`:
@@ -221,21 +233,21 @@ fn which_function(differ: usize, written: usize) -> String {
     )
 }
 
-/// Holds the step's copy for this check alone: another check of the same
-/// step (a second terminal) waits here, and says so.
+/// Holds the copy for this check alone: another check (a second
+/// terminal), or `start`'s build ahead, has it first, this one waits here,
+/// and says so.
 fn hold_the_copy(
     step: &Step,
-    probes: &Path,
+    probe: &Path,
     progress: &Progress,
 ) -> Result<lock::Held, String> {
-    let lock_file = probes.join(format!("{}.lock", step.package()));
-    fs::create_dir_all(probes)
+    let lock_file = probe.join("copy.lock");
+    fs::create_dir_all(probe)
         .and_then(|()| {
             lock::hold(&lock_file, || {
                 progress.say(&format!(
-                    "waiting for another check of step {} in this workshop to \
-                     finish with its copy ({})",
-                    step.number,
+                    "waiting for another check, or the build `start` began, \
+                     to finish with the copy of your workshop ({})",
                     lock_file.display()
                 ));
             })
@@ -309,36 +321,6 @@ impl Probe<'_> {
 /// `Probe::quick_enough`, for a probe already taken apart.
 fn quick_enough(hung_after: Option<Duration>, took: Duration) -> bool {
     hung_after.is_none_or(|hung| took * 2 < hung)
-}
-
-/// Says the probe folder was seeded from the participant's build.
-const SEEDED: &str = "seeded";
-
-/// Brings the copy of the repository up to date, and its build folder
-/// from the participant's (an older probe folder, built from nothing, is
-/// replaced whole).
-fn prepare_copy(step: &Step, target: &Path, probe: &Path) -> Result<(), String> {
-    forget_the_shared_copy(probe);
-    if !probe.join(SEEDED).is_file() {
-        let _ = fs::remove_dir_all(probe);
-    }
-    warm_copy::sync_tree(&step.root, &probe.join("workspace"))?;
-    warm_copy::seed(target, &probe.join("target"))?;
-    fs::write(probe.join(SEEDED), "").map_err(|err| format!("{err}"))
-}
-
-/// Removes the one copy that every step's probe shared before each had its
-/// own (`workshop-probe/workspace`, `target` and `seeded`): it would only
-/// take room.
-fn forget_the_shared_copy(probe: &Path) {
-    let Some(probes) = probe.parent() else {
-        return;
-    };
-    if probes.join(SEEDED).is_file() {
-        let _ = fs::remove_dir_all(probes.join("workspace"));
-        let _ = fs::remove_dir_all(probes.join("target"));
-        let _ = fs::remove_file(probes.join(SEEDED));
-    }
 }
 
 /// The failing tests to rerun: the quickest first, hangs last, and of one

@@ -1,29 +1,41 @@
-//! A copy of the workshop whose build starts from the original's, for the
-//! probe of `cargo workshop check` and for the tests that run whole checks
-//! in a copy. The probe's build folder, started from the participant's own
-//! instead of from nothing: a first build of the copy from nothing took 135 s to
-//! 375 s and 600 MB, at the moment the participant waits for a verdict.
+//! A copy's build folder started from this workshop's, for the tests
+//! that run whole checks in a copy (`checks_at_once`, `watch_tmux`): a
+//! copy built from nothing took minutes, a test's time many times over.
 //!
-//! Nothing Cargo builds depends on where the workspace is (it names each
-//! source relative to the workspace, and the tests find the workspace at
-//! run time: `crate::workspace_root`), so the copy can start
-//! from the participant's build as it is. Cargo finds it fresh where the
-//! copy's sources are the same (`sync_tree` keeps their times) and
-//! rebuilds only the step the probe changes, and the tests. It is seeded
-//! again at each probe, so what the participant's check has just built is
-//! never built again in the copy.
+//! It leans on how Cargo lays out its build folder (`debug/deps`,
+//! `debug/.fingerprint`), which Cargo does not promise to keep: that is
+//! why it lives here, in the tests, and not in the participant's tool,
+//! whose probe builds in a folder of its own as Cargo supports. Should a
+//! Cargo release change the layout, these tests only build more.
 //!
-//! Sharing a file must never let the participant's build see the probe's
-//! version of their step. What rustc and the linker write (libraries,
-//! executables) they replace by a new file, so the old one stays as it was
-//! for whoever else links to it (measured: after a rebuild, a hard link to
-//! the old library or executable keeps the old file): those are
-//! hard-linked, at no cost in disk. What Cargo notes (fingerprints, build
-//! scripts' output) and rustc's `.d` files are rewritten in place, so
-//! those are copied, with their times; they are small.
+//! Nothing Cargo builds depends on where the workspace is (it hashes each
+//! package's path relative to the workspace), so a copy whose sources
+//! keep their times (`sources_copy::Times::Kept`) finds the seeded build
+//! fresh wherever the sources are the same.
+//!
+//! Sharing a file must never let one build see the other's version of a
+//! step. What rustc and the linker write (libraries, executables) they
+//! replace by a new file, so the old one stays as it was for whoever else
+//! links to it: those are hard-linked, at no cost in disk. What Cargo notes
+//! (fingerprints, build scripts' output) and rustc's `.d` files are
+//! rewritten in place, so those are copied, with their times.
 
 use std::fs;
 use std::path::Path;
+
+use workshop::sources_copy::{self, Times, copy_with_times};
+
+/// Makes `dir` a copy of the workshop at `root` whose build folder
+/// (`dir/target`) and whose probe's (the copy `check` tries the authors'
+/// functions in, and its build folder, below that) start from `target`,
+/// the workshop's: only what a test changes is built again.
+pub fn warm_copy(root: &Path, target: &Path, dir: &Path) -> Result<(), String> {
+    sources_copy::sync_tree(root, dir, Times::Kept)?;
+    seed(target, &dir.join("target"))?;
+    let probe = dir.join("target").join("workshop-probe");
+    sources_copy::sync_tree(root, &probe.join("workspace"), Times::Kept)?;
+    seed(target, &probe.join("target"))
+}
 
 /// The folder of the profile `cargo test` builds in.
 const PROFILE: &str = "debug";
@@ -116,89 +128,12 @@ fn is_replaced_whole(path: &Path) -> bool {
         || name.starts_with("build_script_")
 }
 
-/// A copy that keeps the time `from` was last written: Cargo compares it
-/// with the sources' to tell what is fresh.
-pub fn copy_with_times(from: &Path, to: &Path) -> std::io::Result<()> {
-    fs::copy(from, to)?;
-    same_time(from, to)
-}
-
-/// Gives `to` the time `from` was last written.
-pub fn same_time(from: &Path, to: &Path) -> std::io::Result<()> {
-    let written = fs::metadata(from)?.modified()?;
-    if fs::metadata(to)?.modified()? == written {
-        return Ok(());
-    }
-    fs::File::options()
-        .write(true)
-        .open(to)?
-        .set_modified(written)
-}
-
-/// Makes `to` a copy of the repository's sources at `from`, writing only
-/// the files that differ, each with the time it has at `from`: the
-/// participant's build output, seeded into the copy's, is then fresh for
-/// it exactly where it is in the participant's. Build output, git's folder
-/// and the book are left out, but for the book's tools (`book/tools`), a
-/// member of the workspace, without which Cargo loads no manifest.
-pub fn sync_tree(from: &Path, to: &Path) -> Result<(), String> {
-    sync_below(from, from, to)
-}
-
-fn sync_below(root: &Path, from: &Path, to: &Path) -> Result<(), String> {
-    fs::create_dir_all(to).map_err(|err| format!("{}: {err}", to.display()))?;
-    for entry in fs::read_dir(from)
-        .map_err(|err| format!("{err}"))?
-        .flatten()
-    {
-        let name = entry.file_name();
-        let path = entry.path();
-        let skip = [".git", "target", ".workshop"];
-        // A target folder by another name (CARGO_TARGET_DIR) has this tag.
-        if skip.iter().any(|s| name == *s)
-            || path.join("CACHEDIR.TAG").exists()
-            || is_the_book_not_its_tools(root, &path)
-        {
-            continue;
-        }
-        let dest = to.join(&name);
-        let failed = |err: std::io::Error| format!("{}: {err}", path.display());
-        if path.is_dir() {
-            sync_below(root, &path, &dest)?;
-        } else if !dest.exists() || fs::read(&path).ok() != fs::read(&dest).ok() {
-            copy_with_times(&path, &dest).map_err(failed)?;
-        } else {
-            same_time(&path, &dest).map_err(failed)?;
-        }
-    }
-    Ok(())
-}
-
-/// Whether `path` is in the book's folder at `root`, but not its tools.
-fn is_the_book_not_its_tools(root: &Path, path: &Path) -> bool {
-    let book = root.join("book");
-    path.starts_with(&book) && path != book && !path.starts_with(book.join("tools"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn replaced_whole(path: &str) -> bool {
         is_replaced_whole(Path::new(path))
-    }
-
-    #[test]
-    fn the_copy_has_the_books_tools_not_the_book() {
-        let root = Path::new("/w");
-        let left_out =
-            |path: &str| is_the_book_not_its_tools(root, &root.join(path));
-        assert!(left_out("book/src"));
-        assert!(left_out("book/book.toml"));
-        assert!(!left_out("book"), "its folder, for the tools");
-        assert!(!left_out("book/tools"));
-        assert!(!left_out("book/tools/src/lib.rs"));
-        assert!(!left_out("step03-sleep/src/lib.rs"));
     }
 
     #[test]
