@@ -21,7 +21,9 @@
 //! (walk-through)`), is the teacher's walk-through on screen, from the
 //! section's speaker notes, instead of the room's silent reading: the same
 //! minutes, counted apart, so that a plan can say how much of a box the
-//! room spends reading. The book's preprocessor
+//! room spends reading. Every box also pays for its speaker notes: each
+//! "Ask the room" of a section it covers takes `ASK_MINUTES`, each "Show"
+//! `SHOW_MINUTES`, counted from the notes themselves. The book's preprocessor
 //! (`src/bin/book-code.rs`) turns each plan into its table, times of day
 //! computed, and `tests/teacher_plan.rs` checks the same rows against the
 //! day's limits and the chapters' sizes. Being one computation, the table
@@ -33,6 +35,17 @@ use crate::workspace::read_text;
 
 /// What follows a section a box names when the teacher walks through it.
 pub const WALK_THROUGH: &str = "(walk-through)";
+
+/// What an "Ask the room" item of a section's speaker notes takes: the
+/// question, the room's answers, the teacher's.
+pub const ASK_MINUTES: usize = 2;
+
+/// What a "Show" item takes: a command run or a place pointed at.
+pub const SHOW_MINUTES: usize = 1;
+
+/// What follows The code in a box that walks through it as the answer to
+/// the room's build (the build may be in the box before, across a break).
+pub const AS_THE_ANSWER: &str = "as the answer";
 
 /// The start of a plan's declaration in `teacher.md`.
 pub const PLAN_OPENING: &str = "<!-- plan: ";
@@ -118,6 +131,24 @@ pub struct ChapterMinutes {
     /// Each `## ` heading (backticks removed) and its minutes line, if any;
     /// under "Try it", the minutes of one exercise.
     pub sections: Vec<(String, Option<usize>)>,
+    /// Each `## ` heading whose speaker notes ask or show, and the minutes
+    /// that takes (`ASK_MINUTES`, `SHOW_MINUTES`); `""` for the title's.
+    pub notes: Vec<(String, usize)>,
+    /// The "Try it" exercises that change code: their text names a Rust
+    /// file (`….rs`) to change. One that only runs a program and watches
+    /// (talking to a server) is no hands-on work.
+    pub code_exercises: Vec<usize>,
+}
+
+impl ChapterMinutes {
+    /// The minutes of the speaker notes under `heading`.
+    pub fn notes_of(&self, heading: &str) -> usize {
+        self.notes
+            .iter()
+            .filter(|(name, _)| name == heading)
+            .map(|(_, minutes)| minutes)
+            .sum()
+    }
 }
 
 /// The minutes in a `<!-- minutes: N -->` line, or `N per exercise`.
@@ -128,7 +159,8 @@ pub fn minutes_line(line: &str) -> Option<usize> {
     number.parse().ok()
 }
 
-/// The minutes a chapter's Markdown declares under its headings.
+/// The minutes a chapter's Markdown declares under its headings, and
+/// what its speaker notes and exercises ask of the room.
 pub fn chapter_minutes(markdown: &str) -> ChapterMinutes {
     let mut found = ChapterMinutes::default();
     let mut lines = markdown.lines().peekable();
@@ -149,7 +181,70 @@ pub fn chapter_minutes(markdown: &str) -> ChapterMinutes {
             Some(heading) => found.sections.push((heading, minutes)),
         }
     }
+    found.notes = notes(markdown);
+    found.code_exercises = code_exercises(markdown);
     found
+}
+
+/// The minutes of each section's speaker notes: its "Ask the room" and
+/// "Show" items, inside `<details><summary>Speaker notes</summary>`.
+fn notes(markdown: &str) -> Vec<(String, usize)> {
+    let (mut found, mut heading, mut in_notes) = (Vec::new(), String::new(), false);
+    for line in markdown.lines() {
+        if let Some(name) = line.strip_prefix("## ") {
+            heading = name.replace('`', "");
+        } else if line.contains("<summary>Speaker notes</summary>") {
+            in_notes = true;
+        } else if line.contains("</details>") {
+            in_notes = false;
+        } else if in_notes {
+            let minutes = if line.starts_with("- **Ask the room") {
+                ASK_MINUTES
+            } else if line.starts_with("- **Show") {
+                SHOW_MINUTES
+            } else {
+                continue;
+            };
+            found.push((heading.clone(), minutes));
+        }
+    }
+    found
+}
+
+/// The exercises of "Try it" whose text, up to their folded answer, names
+/// a Rust file: `**N. Title.** In `…/src/lib.rs`, …`.
+fn code_exercises(markdown: &str) -> Vec<usize> {
+    let (mut found, mut in_try_it, mut exercise) = (Vec::new(), false, None);
+    for line in markdown.lines() {
+        if let Some(heading) = line.strip_prefix("## ") {
+            in_try_it = heading == "Try it";
+            exercise = None;
+        } else if !in_try_it {
+            continue;
+        } else if let Some(number) = exercise_title(line) {
+            exercise = Some(number);
+        } else if line.contains("<summary>") {
+            exercise = None;
+        }
+        if let Some(number) = exercise.filter(|_| names_a_rust_file(line)) {
+            if !found.contains(&number) {
+                found.push(number);
+            }
+        }
+    }
+    found
+}
+
+/// `N` of an exercise's first line, `**N. Title.** …`.
+fn exercise_title(line: &str) -> Option<usize> {
+    let (number, _) = line.strip_prefix("**")?.split_once(". ")?;
+    number.parse().ok()
+}
+
+fn names_a_rust_file(line: &str) -> bool {
+    line.split(|c: char| c.is_whitespace() || "`,()".contains(c))
+        .map(|word| Path::new(word.trim_end_matches(['.', ':', ';'])))
+        .any(|file| file.extension().is_some_and(|ext| ext == "rs"))
 }
 
 /// What a chapter's box takes, in minutes, and the sections it reads.
@@ -163,6 +258,14 @@ pub struct Parts {
     pub reading: usize,
     pub try_it: usize,
     pub build_it: usize,
+    /// The speaker notes' "Ask the room" and "Show" items of the sections
+    /// the box covers.
+    pub notes: usize,
+    /// Of `try_it`, the exercises that change code.
+    pub try_it_code: usize,
+    /// Of `walk_through`, what comes after Build it, as its answer: the
+    /// review of the room's solution on screen.
+    pub review: usize,
     /// The `## ` sections the room reads (not "Try it" or "Build it").
     pub read: Vec<String>,
     /// The `## ` sections the teacher walks through instead.
@@ -177,7 +280,18 @@ pub struct Parts {
 
 impl Parts {
     pub fn total(&self) -> usize {
-        self.intro + self.walk_through + self.reading + self.try_it + self.build_it
+        self.intro
+            + self.walk_through
+            + self.reading
+            + self.notes
+            + self.try_it
+            + self.build_it
+    }
+
+    /// The room's hands on the code: Try its that change code, Build it,
+    /// and the review of what was built.
+    pub fn hands_on(&self) -> usize {
+        self.try_it_code + self.build_it + self.review
     }
 
     /// The room's silent reading, in percent of the box, rounded up.
@@ -206,8 +320,8 @@ pub struct Plan {
     pub rows: Vec<Row>,
 }
 
-/// How much of a plan's boxes the room spends with its hands on the code:
-/// Try it and Build it, as against the boxes' minutes in all.
+/// How much of a plan's boxes the room spends with its hands on the code
+/// (`Parts::hands_on`), as against the day's teaching minutes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HandsOn {
     pub minutes: usize,
@@ -242,7 +356,7 @@ impl Plan {
                 share.of += row.minutes.unwrap_or_default();
             }
             let Some(parts) = &row.parts else { continue };
-            let hands_on = parts.try_it + parts.build_it;
+            let hands_on = parts.hands_on();
             share.minutes += hands_on;
             if after_lunch {
                 share.after_lunch += hands_on;
@@ -361,6 +475,9 @@ pub fn box_parts(
         reading: title,
         try_it: 0,
         build_it: 0,
+        notes: chapter.notes_of(""),
+        try_it_code: 0,
+        review: 0,
         read: Vec::new(),
         walked: Vec::new(),
         routed: Vec::new(),
@@ -376,8 +493,19 @@ pub fn box_parts(
         let Some(position) = covers.find(heading.as_str()) else {
             continue;
         };
+        parts.notes += chapter.notes_of(heading);
+        let after_build = build_at.is_some_and(|at| position > at);
         match heading.as_str() {
-            "Try it" => parts.try_it = declared(heading)? * parts.exercises.len(),
+            "Try it" => {
+                let each = declared(heading)?;
+                parts.try_it = each * parts.exercises.len();
+                parts.try_it_code = each
+                    * parts
+                        .exercises
+                        .iter()
+                        .filter(|n| chapter.code_exercises.contains(n))
+                        .count();
+            }
             "Build it" => parts.build_it = declared(heading)?,
             _ => {
                 let mut minutes = declared(heading)?;
@@ -392,6 +520,9 @@ pub fn box_parts(
                 if clause.contains(WALK_THROUGH) || clause.contains(ROUTED) {
                     parts.walk_through += minutes;
                     parts.walked.push(heading.clone());
+                    if after_build || clause.contains(AS_THE_ANSWER) {
+                        parts.review += minutes;
+                    }
                 } else {
                     parts.reading += minutes;
                     parts.read.push(heading.clone());
@@ -466,6 +597,10 @@ pub fn clock_text(minutes: usize) -> String {
     format!("{}:{:02}", minutes / 60, minutes % 60)
 }
 
+/// What the line under a plan's table counts as hands-on.
+pub const HANDS_ON: &str =
+    "Hands-on (Try its that change code, Build it, and its review on screen)";
+
 /// A plan as the teacher's page shows it: a table, one row a box.
 pub fn table(plan: &Plan) -> String {
     let rows = plan.rows.iter().map(|row| {
@@ -480,7 +615,7 @@ pub fn table(plan: &Plan) -> String {
     let head = "| from | box | what |\n| --- | --- | --- |\n";
     let hands_on = plan.hands_on();
     let share = format!(
-        "\nHands-on (Try it and Build it): {} of the day's {} teaching min \
+        "\n{HANDS_ON}: {} of the day's {} teaching min \
          ({} %; breaks and lunch aside), {} min of it after lunch.\n",
         hands_on.minutes,
         hands_on.of,
@@ -494,15 +629,22 @@ pub fn table(plan: &Plan) -> String {
 }
 
 fn breakdown(parts: &Parts) -> String {
+    let review = match parts.review {
+        0 => String::new(),
+        minutes => format!(" ({minutes} of it the review)"),
+    };
     format!(
-        "{} min = {} intro + {} walk-through + {} reading ({} %) + {} Try it + {} build it",
+        "{} min = {} intro + {} walk-through{review} + {} reading ({} %) + {} asked and \
+         shown + {} Try it + {} build it; hands-on {}",
         parts.total(),
         parts.intro,
         parts.walk_through,
         parts.reading,
         parts.reading_percent(),
+        parts.notes,
         parts.try_it,
-        parts.build_it
+        parts.build_it,
+        parts.hands_on()
     )
 }
 

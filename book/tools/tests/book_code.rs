@@ -265,7 +265,7 @@ fn the_teacher_page_gets_its_plans_as_tables() {
     let teacher = &out[0];
     assert!(!teacher.contains("<!-- plan: "), "a plan left as declared");
     assert_eq!(teacher.matches("| from | box | what |").count(), 2);
-    assert!(teacher.contains("| 9:00 | 20 min | welcome"), "{teacher}");
+    assert!(teacher.contains("| 9:00 | 15 min | welcome"), "{teacher}");
     assert!(teacher.contains("`cargo workshop reset 3 --force`"));
     let other = [("other.md".to_owned(), page)];
     assert!(preprocess(&root, &other, &[])[0].contains("<!-- plan: "));

@@ -31,7 +31,7 @@ const BODY_LINES_PER_MINUTE: usize = 2;
 /// What the teacher says before a chapter the room works through.
 const TEACHER_INTRO_MINUTES: usize = 5;
 /// A chapter the teacher shows instead of the room working through it.
-const LIVE_DEMO_MINUTES: usize = 15;
+const LIVE_DEMO_MINUTES: usize = 10;
 /// From a day's first row to its end, at most: 9:00 to 17:30.
 const LONGEST_DAY_MINUTES: usize = 8 * 60 + 30;
 /// Time kept free in each day, for set-up trouble and questions.

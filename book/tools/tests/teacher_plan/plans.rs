@@ -254,7 +254,11 @@ fn check_sections(
         ));
     }
     let position = |section: &str| covers.find(section);
-    if parts.build_it > 0 && position("Build it") > position("The code") {
+    let answer_first = matches!(
+        (position("Build it"), position("The code")),
+        (Some(build_at), Some(answer_at)) if build_at > answer_at
+    );
+    if parts.build_it > 0 && answer_first {
         problems.push(format!(
             "{place}: reads The code, the answer, before Build it"
         ));
@@ -292,10 +296,12 @@ fn the_plans_are_declared_once_and_expanded_into_tables() {
     assert_eq!(expanded.matches("| from | box | what |").count(), 2);
 }
 
-/// Each plan's table ends with its hands-on share, the room's Try it and
-/// Build it minutes against the day's teaching minutes (breaks and lunch
-/// aside), computed from the same rows, so the page states what the day
-/// gives the room to build.
+/// Each plan's table ends with its hands-on share, the room's hands on the
+/// code (Try its that change code, Build it, and its review) against the
+/// day's teaching minutes (breaks and lunch aside), computed from the same
+/// rows, so the page states what the day gives the room to build; and the
+/// one day builds for at least `LEAST_HANDS_ON_PERCENT` of it, with at
+/// least `LEAST_HANDS_ON_AFTER_LUNCH` minutes after lunch.
 #[test]
 fn each_plan_states_its_hands_on_share_as_computed() {
     for plan in the_plans() {
@@ -304,13 +310,14 @@ fn each_plan_states_its_hands_on_share_as_computed() {
             .rows
             .iter()
             .filter_map(|row| row.parts.as_ref())
-            .map(|parts| parts.try_it + parts.build_it)
+            .map(|parts| parts.try_it_code + parts.build_it + parts.review)
             .sum();
         assert_eq!(share.minutes, parts, "{}", plan.name);
         assert!(share.after_lunch <= share.minutes, "{}", plan.name);
         let table = plan::table(&plan);
         let stated = format!(
-            "Hands-on (Try it and Build it): {} of the day's {} teaching min ({} %;",
+            "{}: {} of the day's {} teaching min ({} %;",
+            plan::HANDS_ON,
             share.minutes,
             share.of,
             share.percent()
@@ -321,6 +328,60 @@ fn each_plan_states_its_hands_on_share_as_computed() {
             plan.name, share.after_lunch
         );
     }
+    let one_day = &the_plans()[0];
+    let share = one_day.hands_on();
+    assert!(
+        share.minutes * 100 >= LEAST_HANDS_ON_PERCENT * share.of,
+        "the one day builds {} of its {} teaching min, under {LEAST_HANDS_ON_PERCENT} %",
+        share.minutes,
+        share.of
+    );
+    assert!(
+        share.after_lunch >= LEAST_HANDS_ON_AFTER_LUNCH,
+        "the one day builds {} min after lunch, under {LEAST_HANDS_ON_AFTER_LUNCH}",
+        share.after_lunch
+    );
+}
+
+/// The room's hands on the code, in percent of the one day's teaching
+/// minutes, at least: a workshop, not a lecture.
+const LEAST_HANDS_ON_PERCENT: usize = 45;
+
+/// And after lunch, when a room that only listens falls asleep.
+const LEAST_HANDS_ON_AFTER_LUNCH: usize = 60;
+
+/// The welcome pays for what it teaches: the introduction's sections it
+/// names, at the page's rates, their speaker notes' questions and shows,
+/// and the teacher's minutes to check everyone's build.
+#[test]
+fn the_welcome_pays_for_the_introductions_sections_it_teaches() {
+    let one_day = &the_plans()[0];
+    let welcome = &one_day.rows[0];
+    assert!(welcome.what.starts_with("welcome"), "{}", welcome.what);
+    let chapter = "introduction.md";
+    let minutes = plan::chapter_minutes(&read_text(&book_src().join(chapter)));
+    let taught: Vec<Section> = sections(chapter)
+        .into_iter()
+        .filter(|s| !s.heading.is_empty() && welcome.what.contains(&s.heading))
+        .collect();
+    assert_eq!(taught.len(), 2, "the welcome names two sections it teaches");
+    let reading: usize = taught
+        .iter()
+        .map(|s| {
+            reading(
+                s.words - s.skimmed_words,
+                s.code_lines - s.skimmed_code_lines,
+            )
+        })
+        .sum();
+    let notes: usize = taught.iter().map(|s| minutes.notes_of(&s.heading)).sum();
+    let needed = reading + notes + TEACHER_INTRO_MINUTES;
+    assert!(
+        welcome.minutes >= Some(needed),
+        "the welcome's {:?} min, for {reading} min of reading, {notes} of notes \
+         and {TEACHER_INTRO_MINUTES} to check the builds",
+        welcome.minutes
+    );
 }
 
 /// A walk-through on the big screen holds a room this long at most.
