@@ -42,6 +42,7 @@ fn a_pack_builds_and_runs_the_track_with_no_network() {
     if on_path("mdbook") {
         assert!(packed.join("book-html").join("index.html").is_file());
     }
+    the_teachers_page_states_the_packs_size(&packed, &zip);
 
     // The participant's copy: the ZIP unzipped, where `unzip` is at hand
     // (so that the ZIP is tried too), else the folder copied.
@@ -104,6 +105,70 @@ fn a_pack_builds_and_runs_the_track_with_no_network() {
         "something wrote a Cargo configuration outside the copy"
     );
     let _ = fs::remove_dir_all(&scratch);
+}
+
+/// The teacher's page says what the pack writes ("about 7,900 files, 192
+/// MB (64 crates, 181 MB, in `vendor/`…); the ZIP is 194 MB"), for a
+/// teacher who must find room on a stick: each number within a tenth of
+/// the pack just made, the crates exactly.
+fn the_teachers_page_states_the_packs_size(packed: &Path, zip: &Path) {
+    let page = fs::read_to_string(workspace_root().join("book/src/teacher.md"))
+        .expect("the teacher's page");
+    let sentence = page
+        .find("wrote about ")
+        .map(|at| &page[at..])
+        .expect("the page's sentence on what the pack writes");
+    let stated = |before: &str, after: &str| -> u64 {
+        let at = sentence
+            .find(before)
+            .unwrap_or_else(|| panic!("no `{before}`"));
+        let rest = &sentence[at + before.len()..];
+        let number = rest.split(after).next().unwrap_or_default();
+        number
+            .replace([',', '\n', ' '], "")
+            .parse()
+            .unwrap_or_else(|_| panic!("`{before}{number}{after}` is not a number"))
+    };
+    let (files, bytes) = tally(packed);
+    let (_, vendored) = tally(&packed.join("vendor"));
+    let crates = fs::read_dir(packed.join("vendor"))
+        .expect("vendor/")
+        .count() as u64;
+    let zipped = fs::metadata(zip).expect("the ZIP").len();
+    let mb = |bytes: u64| bytes / 1_000_000;
+    let measured = [
+        ("files", stated("wrote about ", " files"), files),
+        ("MB", stated(" files, ", " MB ("), mb(bytes)),
+        (
+            "MB of vendor/",
+            stated("crates, ", " MB, in `vendor/`"),
+            mb(vendored),
+        ),
+        ("MB of ZIP", stated("the ZIP is ", " MB"), mb(zipped)),
+    ];
+    for (what, said, is) in measured {
+        assert!(
+            said.abs_diff(is) * 10 <= is,
+            "teacher.md says {said} {what} for the pack, and it is {is}"
+        );
+    }
+    let said = stated(" MB (", " crates");
+    assert_eq!(said, crates, "teacher.md's count of vendored crates");
+}
+
+/// How many files a folder holds, and their bytes, below it too.
+fn tally(folder: &Path) -> (u64, u64) {
+    let mut found = (0, 0);
+    for entry in fs::read_dir(folder).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            let (files, bytes) = tally(&path);
+            found = (found.0 + files, found.1 + bytes);
+        } else if let Ok(meta) = entry.metadata() {
+            found = (found.0 + 1, found.1 + meta.len());
+        }
+    }
+    found
 }
 
 /// Commands run inside the copy, with no network, an empty Cargo home and

@@ -509,3 +509,53 @@ fn the_page_states_the_rates_these_tests_use() {
 mod page;
 #[path = "teacher_plan/plans.rs"]
 mod plans;
+
+/// The page's counts of the whole book: its words of prose (the chapters'
+/// text, folded answers and notes aside, this page and the handout aside)
+/// within a twentieth, and the core paths' minutes, the sum of the reading
+/// table's column, exactly.
+#[test]
+fn the_pages_counts_of_the_whole_book_are_the_books() {
+    let page = read_text(&book_src().join("teacher.md"));
+    let number_before = |after: &str| -> usize {
+        let at = page.find(after).unwrap_or_else(|| panic!("no `{after}`"));
+        let word = page[..at].split_whitespace().last().unwrap_or_default();
+        word.replace(',', "")
+            .parse()
+            .unwrap_or_else(|_| panic!("`{word}{after}` is not a number"))
+    };
+    let mut words = 0;
+    for entry in std::fs::read_dir(book_src()).expect("book/src") {
+        let name = entry
+            .expect("an entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        let aside = ["teacher.md", "SUMMARY.md", "handout.md"];
+        let markdown = std::path::Path::new(&name)
+            .extension()
+            .is_some_and(|ext| ext == "md");
+        if markdown && !aside.contains(&name.as_str()) {
+            words += sections(&name)
+                .iter()
+                .map(|s| s.words - s.skimmed_words)
+                .sum::<usize>();
+        }
+    }
+    let said = number_before(" words of prose");
+    assert!(
+        said.abs_diff(words) * 20 <= words,
+        "teacher.md says about {said} words of prose; the book has {words}"
+    );
+    let stated = stated_sizes();
+    let core_minutes: usize = step_chapters()
+        .iter()
+        .filter_map(|(chapter, _)| stated.get(chapter))
+        .map(|row| row.core_reading)
+        .sum();
+    assert_eq!(
+        number_before(" minutes, nearly"),
+        core_minutes,
+        "teacher.md's sum of the core reading column"
+    );
+}
