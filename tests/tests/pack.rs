@@ -146,6 +146,12 @@ fn the_teachers_page_states_the_packs_size(packed: &Path, zip: &Path) {
         ),
         ("MB of ZIP", stated("the ZIP is ", " MB"), mb(zipped)),
     ];
+    eprintln!(
+        "pack: {files} files, {} MB ({crates} crates, {} MB, in vendor/); the ZIP {} MB",
+        mb(bytes),
+        mb(vendored),
+        mb(zipped)
+    );
     for (what, said, is) in measured {
         assert!(
             said.abs_diff(is) * 10 <= is,
