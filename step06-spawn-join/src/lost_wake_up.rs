@@ -82,7 +82,8 @@ impl fmt::Display for Stuck {
                 "pending, and nothing holds its waker: its last poll said Pending\n\
                  without leaving cx.waker() with whatever will make it ready, or\n\
                  the waker was dropped unwoken, or a wake-up never reached the\n\
-                 woken list.",
+                 woken list (a wake during its own poll is lost if `queued`,\n\
+                 still set then, is cleared only after the poll).",
             ),
             Stuck::WokenButNeverQueued => f.write_str(
                 "woken, but never queued: its waker's `queued` flag is set, yet\n\
