@@ -488,13 +488,19 @@ pub fn box_parts(
         built_after: None,
     };
     let build_at = covers.find("Build it");
-    let mut before_build = title;
+    // The title's text and its notes, then each section's before the build
+    // ends, Build it's own notes included: when the catch-up comes.
+    let mut before_build = title + parts.notes;
     for (heading, _) in &chapter.sections {
         let Some(position) = covers.find(heading.as_str()) else {
             continue;
         };
-        parts.notes += chapter.notes_of(heading);
+        let notes = chapter.notes_of(heading);
+        parts.notes += notes;
         let after_build = build_at.is_some_and(|at| position > at);
+        if build_at.is_some_and(|at| position <= at) {
+            before_build += notes;
+        }
         match heading.as_str() {
             "Try it" => {
                 let each = declared(heading)?;
@@ -691,4 +697,32 @@ pub fn expand(page: &str, plans: &[Plan]) -> String {
 /// Reads `teacher.md` from `book_src` and returns its plans.
 pub fn teacher_plans(book_src: &Path) -> Result<Vec<Plan>, String> {
     plans(&read_text(&book_src.join("teacher.md")), book_src)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CHAPTER: &str = "# Step\n\n<!-- minutes: 1 -->\n\n\
+        ## The idea\n\n<!-- minutes: 4 -->\n\n<details>\n<summary>Speaker notes</summary>\n\n\
+        - **Show:** the demo.\n- **Ask the room:** why?\n\n</details>\n\n\
+        ## The code\n\n<!-- minutes: 8 -->\n\n\
+        ## Try it\n\n<!-- minutes: 10 per exercise -->\n\n\
+        **1. Edit.** In `step/src/lib.rs`, change a line.\n\n\
+        **2. Watch.** Run the server and talk to it.\n\n\
+        ## Build it\n\n<!-- minutes: 13 -->\n";
+
+    #[test]
+    fn a_box_pays_for_its_notes_and_counts_the_hands_on_work() {
+        let what = "[Step](step.md): The idea; then Build it; then The code as the \
+                    answer (walk-through); Try it 1 and 2";
+        let parts = box_parts(what, &chapter_minutes(CHAPTER), 5, None).unwrap();
+        assert_eq!(parts.notes, ASK_MINUTES + SHOW_MINUTES);
+        assert_eq!(parts.total(), 5 + 1 + 4 + 3 + 8 + 20 + 13);
+        // The catch-up comes once the notes asked before the build are.
+        assert_eq!(parts.built_after, Some(5 + 1 + 4 + 3 + 13));
+        // Exercise 2 changes no code; The code as the answer is the review.
+        assert_eq!((parts.try_it_code, parts.review), (10, 8));
+        assert_eq!(parts.hands_on(), 10 + 13 + 8);
+    }
 }

@@ -360,6 +360,16 @@ fn every_live_demo_has_a_script_of_its_rows_minutes() {
             problems.push(format!("{}: a script, and no live demo", script.chapter));
         }
         for row in &script.rows {
+            // A question to the room takes what the notes' do.
+            let asks = row.why.starts_with("Ask:") || row.why.contains(" ask:");
+            if asks && row.minutes < plan::ASK_MINUTES {
+                problems.push(format!(
+                    "{}: a question to the room in {} min, where the page gives {}",
+                    script.chapter,
+                    row.minutes,
+                    plan::ASK_MINUTES
+                ));
+            }
             if row.minutes == 0 || row.why.is_empty() {
                 problems.push(format!(
                     "{}: `{}` takes no minutes or says nothing of why",
