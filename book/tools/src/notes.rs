@@ -96,6 +96,49 @@ pub fn for_reader(
     Ok(kept.join("\n"))
 }
 
+/// `markdown` with, above each listing, the names its `{{#include}}` lines
+/// give it (`lib.rs:event_loop`): the names the teacher's walk-through
+/// routes use, which the rendered book would otherwise never show. For the
+/// teacher's build.
+pub fn name_listings(markdown: &str) -> String {
+    let lines: Vec<&str> = markdown.split('\n').collect();
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    let mut in_code = false;
+    for (at, line) in lines.iter().enumerate() {
+        if is_fence(line) && !in_code {
+            let names: Vec<String> = lines[at + 1..]
+                .iter()
+                .take_while(|inside| !is_fence(inside))
+                .filter_map(|inside| listing_name(inside))
+                .map(|name| format!("`{name}`"))
+                .collect();
+            if !names.is_empty() {
+                if out.last().is_some_and(|last| !last.trim().is_empty()) {
+                    out.push(String::new());
+                }
+                out.push(format!("*Listing {}:*", names.join(", ")));
+                out.push(String::new());
+            }
+        }
+        if is_fence(line) {
+            in_code = !in_code;
+        }
+        out.push((*line).to_owned());
+    }
+    out.join("\n")
+}
+
+/// `lib.rs:event_loop` of `{{#include ../../step03-sleep/src/lib.rs:event_loop}}`:
+/// the file below the step's `src/`, and the part.
+fn listing_name(line: &str) -> Option<&str> {
+    let inner = line
+        .trim()
+        .strip_prefix("{{#include ")?
+        .strip_suffix("}}")?;
+    let (_, below_src) = inner.split_once("/src/")?;
+    below_src.contains(':').then_some(below_src)
+}
+
 /// Whether `lines` start with a speaker notes block: a line `<details>` and
 /// the summary on the next.
 fn opens_notes(lines: &[&str]) -> bool {
@@ -131,6 +174,23 @@ fn is_fence(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_teachers_listings_are_named_as_the_routes_name_them() {
+        let page = "Text:\n```rust,ignore\n{{#include ../../step03-sleep/src/lib.rs:event_loop}}\n\
+                    {{#include ../../step03-sleep/src/apps/echo.rs:serve}}\n```\n\n\
+                    ```text\n{{#include ../../tests/tests/snapshots/step03.snap:4:}}\n```";
+        let named = name_listings(page);
+        assert!(
+            named.contains("Text:\n\n*Listing `lib.rs:event_loop`, `apps/echo.rs:serve`:*\n\n```rust"),
+            "{named}"
+        );
+        assert_eq!(
+            named.matches("*Listing").count(),
+            1,
+            "output is no listing: {named}"
+        );
+    }
 
     const PAGE: &str = "Text.\n\n<details>\n<summary>Speaker notes</summary>\n\n\
                         - Expect: yes.\n\n</details>\n\n<details>\n\

@@ -114,7 +114,9 @@ fn the_participants_book_holds_no_speaker_note() {
         preprocess(&pages, None).expect("book-code builds the participants' book");
     let mut problems = Vec::new();
     for ((chapter, before), after) in pages.iter().zip(&shown) {
-        for found in [NOTES, ANSWER, "Ask the room:"] {
+        // The teacher's page's routes and demo scripts give answers too.
+        let answers = ["Stop: ", "| what to point at |", "| point at |"];
+        for found in [NOTES, ANSWER, "Ask the room:"].into_iter().chain(answers) {
             let count = after.matches(found).count();
             if count > 0 {
                 problems.push(format!("{chapter}: `{found}` {count} times"));
@@ -145,6 +147,12 @@ fn the_teachers_book_holds_every_speaker_note_open() {
     assert_eq!(all.matches(ANSWER).count(), answers, "an answer left out");
     let open = format!("<details open>\n{NOTES}");
     assert_eq!(all.matches(&open).count(), notes, "a note left folded");
+    // The listings carry the names the walk-through routes give them.
+    assert!(
+        all.contains("*Listing `lib.rs:event_loop`:*"),
+        "no listing named"
+    );
+    assert!(all.contains("| what to point at |"), "the routes left out");
 }
 
 #[test]
@@ -198,7 +206,9 @@ fn the_built_participants_book_shows_no_speaker_note() {
             continue; // a font or an image
         };
         files += 1;
-        for found in [NOTES, ANSWER, "Ask the room:"] {
+        // The teacher's page's routes and demo scripts give answers too.
+        let answers = ["Stop: ", "| what to point at |", "| point at |"];
+        for found in [NOTES, ANSWER, "Ask the room:"].into_iter().chain(answers) {
             if text.contains(found) {
                 problems.push(format!("{file}: `{found}`"));
             }

@@ -121,14 +121,26 @@ fn rewrite(
     sources: &mut Sources,
     reader: Reader,
 ) -> Result<String, String> {
-    let content = sources.expand(path, content)?;
+    let content = match reader {
+        Reader::Teacher => notes::name_listings(content),
+        Reader::Participants => content.to_owned(),
+    };
+    let content = sources.expand(path, &content)?;
+    // The plans are computed before the notes go: the routes they count
+    // are in the teacher's notes.
+    let plans = if path == "teacher.md" {
+        Some(
+            plan::plans(&content, &sources.book_src)
+                .map_err(|err| format!("teacher.md: {err}"))?,
+        )
+    } else {
+        None
+    };
     let content = notes::for_reader(path, &content, reader)?;
-    if path != "teacher.md" {
-        return Ok(content);
-    }
-    let plans = plan::plans(&content, &sources.book_src)
-        .map_err(|err| format!("teacher.md: {err}"))?;
-    Ok(plan::expand(&content, &plans))
+    Ok(match plans {
+        Some(plans) => plan::expand(&content, &plans),
+        None => content,
+    })
 }
 
 /// Where included code is read from, each file read once.
