@@ -30,6 +30,26 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// A file's text: UTF-8, or UTF-16 with its byte-order mark, which is what
+/// Windows PowerShell 5.1's `>` writes (`cargo workshop times --csv >
+/// times-NAME.csv` there gave a file `pilot` could not read, and the whole
+/// folder failed with it); a UTF-8 byte-order mark is dropped.
+fn as_text(bytes: &[u8]) -> Option<String> {
+    let utf16 = |rest: &[u8], from: fn([u8; 2]) -> u16| {
+        let units: Vec<u16> = rest
+            .chunks_exact(2)
+            .map(|pair| from([pair[0], pair[1]]))
+            .collect();
+        String::from_utf16(&units).ok()
+    };
+    match bytes {
+        [0xFF, 0xFE, rest @ ..] => utf16(rest, u16::from_le_bytes),
+        [0xFE, 0xFF, rest @ ..] => utf16(rest, u16::from_be_bytes),
+        [0xEF, 0xBB, 0xBF, rest @ ..] => String::from_utf8(rest.to_vec()).ok(),
+        _ => String::from_utf8(bytes.to_vec()).ok(),
+    }
+}
+
 /// The collected `--csv` files of a group (or folders of them), as rows of
 /// the teacher's pilot table: median and slowest minutes to `done` among
 /// those who finished the step, and how many did; the estimate is taken
@@ -40,8 +60,10 @@ fn pilot_rows(root: &Path, named: &[&str]) -> Result<String, String> {
     let mut dates: Vec<String> = Vec::new();
     for file in &files {
         let shown = file.display();
-        let text =
-            fs::read_to_string(file).map_err(|err| format!("{shown}: {err}"))?;
+        let bytes = fs::read(file).map_err(|err| format!("{shown}: {err}"))?;
+        let text = as_text(&bytes).ok_or_else(|| {
+            format!("{shown}: neither UTF-8 nor UTF-16 text: was it written by `times --csv`?")
+        })?;
         for line in text.lines().skip(1) {
             let fields: Vec<&str> = line.trim_end().split(',').collect();
             let [step, started, "done", minutes] = fields.as_slice() else {
@@ -130,6 +152,19 @@ fn median(sorted: &[u64]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_windows_powershell_wrote_reads_as_its_text() {
+        let csv =
+            "step,started_utc,passed,minutes\r\n3,2026-12-01 09:00,done,41\r\n";
+        let mut utf16 = vec![0xFF, 0xFE];
+        utf16.extend(csv.encode_utf16().flat_map(u16::to_le_bytes));
+        assert_eq!(as_text(&utf16).as_deref(), Some(csv));
+        let with_bom = [&[0xEF, 0xBB, 0xBF][..], csv.as_bytes()].concat();
+        assert_eq!(as_text(&with_bom).as_deref(), Some(csv));
+        assert_eq!(as_text(csv.as_bytes()).as_deref(), Some(csv));
+        assert_eq!(as_text(&[0xC3, 0x28]), None, "not text at all");
+    }
 
     #[test]
     fn the_median_of_an_even_count_rounds_up() {
