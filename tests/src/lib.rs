@@ -92,15 +92,37 @@ pub fn xtask_program() -> PathBuf {
 pub const DEMO_LIMIT: Duration = Duration::from_secs(60);
 
 /// Runs `command` to its end and returns what it printed, like
+/// `command.spawn()`, tried again when Wine, busy, answers
+/// `ERROR_INTERNAL_ERROR` (1359) for a start that a second try makes: seen
+/// in CI's Windows run, at a load of 7, as "could not start step07:
+/// Internal error". Any other failure is the test's at once.
+pub fn spawn(command: &mut Command) -> std::io::Result<std::process::Child> {
+    const WINES_INTERNAL_ERROR: i32 = 1359;
+    let mut tries = 0;
+    loop {
+        match command.spawn() {
+            Err(err)
+                if cfg!(windows)
+                    && err.raw_os_error() == Some(WINES_INTERNAL_ERROR)
+                    && tries < 3 =>
+            {
+                tries += 1;
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            started => return started,
+        }
+    }
+}
+
 /// `Command::output`, but kills it and fails the test once `limit` has
 /// passed: a demo whose loop never ends must fail its test, not hang it.
 pub fn output_within(limit: Duration, mut command: Command) -> Output {
     let shown = format!("{command:?}");
-    let mut child = command
+    command
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+        .stderr(Stdio::piped());
+    let mut child = spawn(&mut command)
         .unwrap_or_else(|err| panic!("could not run {shown}: {err}"));
     let stdout = read_to_end_in_background(child.stdout.take());
     let stderr = read_to_end_in_background(child.stderr.take());
@@ -320,7 +342,7 @@ pub fn merged_output_until(
         .stdin(Stdio::null())
         .stdout(writer.try_clone().expect("the pipe's writer clones"))
         .stderr(writer);
-    let mut child = command.spawn().expect("the step starts");
+    let mut child = spawn(&mut command).expect("the step starts");
     drop(command); // our copies of the writer: the read ends with the child
     let mut reader = std::io::BufReader::new(reader);
     let mut output = String::new();

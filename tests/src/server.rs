@@ -82,8 +82,7 @@ impl RunningServer {
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(stderr_to);
-        let mut child = command
-            .spawn()
+        let mut child = crate::spawn(&mut command)
             .unwrap_or_else(|err| panic!("could not start {package}: {err}"));
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = Arc::new(Mutex::new(String::new()));
