@@ -38,6 +38,18 @@ pub(super) fn passes(step: &Step, marked: &[Marked], passed: usize) -> Checked {
     }
 }
 
+/// A verdict that the step fails, on `failures`, naming `next` when one
+/// function is to blame.
+fn failing(failures: &[&TestRun], next: Option<String>, report: String) -> Checked {
+    Checked {
+        passed: false,
+        next,
+        failed: ids(failures),
+        at_its_todo: false,
+        report,
+    }
+}
+
 pub(super) fn ids(runs: &[&TestRun]) -> Vec<String> {
     runs.iter().map(|run| run.case.id()).collect()
 }
@@ -118,12 +130,10 @@ pub(super) fn not_right(
     let beside = beside
         .map(|beside| format!("\n\n{beside}"))
         .unwrap_or_default();
-    Checked {
-        passed: false,
-        next: Some(m.function.clone()),
-        failed: ids(failures),
-        at_its_todo: false,
-        report: format!(
+    failing(
+        failures,
+        Some(m.function.clone()),
+        format!(
             "Your `{}` ({}) {}.\nRead chapter {}, section \"{}\" \
              again.\n\n{}{note}{beside}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again \
              with `cargo workshop check {}`.",
@@ -144,7 +154,7 @@ pub(super) fn not_right(
             left_out(ran),
             step.number
         ),
-    }
+    )
 }
 
 /// The test shown for `blamed` stopped at the `todo!()` of `blank`.
@@ -167,12 +177,10 @@ pub(super) fn cannot_judge_yet(
 /// The failures did not come back when the tests ran again as they are.
 pub(super) fn passed_on_rerun(step: &Step, failures: &[&TestRun]) -> Checked {
     let n = step.number;
-    Checked {
-        passed: false,
-        next: None,
-        failed: ids(failures),
-        at_its_todo: false,
-        report: format!(
+    failing(
+        failures,
+        None,
+        format!(
             "{}\n\nIt passed when run again as it is, so no one function can be \
              named: a test that measures time can fail on a busy machine. Run \
              `cargo workshop check {n}` again; if it fails the same way, read \
@@ -187,7 +195,7 @@ pub(super) fn passed_on_rerun(step: &Step, failures: &[&TestRun]) -> Checked {
                     .unwrap_or(&failures[0])
             )
         ),
-    }
+    )
 }
 
 /// Which failure shows a mistake best, lowest first: a crash says the most
@@ -224,24 +232,28 @@ pub(super) fn write_next(
     };
     let written = marked.iter().filter(|m| !step.is_unwritten(m)).count();
     Checked {
-        passed: false,
-        next: Some(next.function.clone()),
-        failed: ids(failures),
         at_its_todo: own.is_some_and(|run| at_todo(&run)),
-        report: format!(
-            "Next: {} `{}` ({}).\nRead chapter {n}, section \"{}\".\nThe test \
-             that shows it: {evidence}\n\n{written} of {} functions written so \
-             far. Check again with `cargo workshop check {n}`.",
-            if track::is_the_blank(next, &step.read(&next.file)[next.body.clone()]) {
-                "write"
-            } else {
-                "finish (a `todo!()` is still in it)"
-            },
-            next.function,
-            file_and_line(step, next),
-            next.section,
-            marked.len()
-        ),
+        ..failing(
+            failures,
+            Some(next.function.clone()),
+            format!(
+                "Next: {} `{}` ({}).\nRead chapter {n}, section \"{}\".\nThe test \
+                 that shows it: {evidence}\n\n{written} of {} functions written so \
+                 far. Check again with `cargo workshop check {n}`.",
+                if track::is_the_blank(
+                    next,
+                    &step.read(&next.file)[next.body.clone()]
+                ) {
+                    "write"
+                } else {
+                    "finish (a `todo!()` is still in it)"
+                },
+                next.function,
+                file_and_line(step, next),
+                next.section,
+                marked.len()
+            ),
+        )
     }
 }
 
@@ -270,12 +282,10 @@ pub(super) fn not_pinned(
         )
     };
     let count = failures.len();
-    Checked {
-        passed: false,
-        next: None,
-        failed: ids(failures),
-        at_its_todo: false,
-        report: format!(
+    failing(
+        failures,
+        None,
+        format!(
             "{count} of step {n}'s tests fail{}.{why}\n\n{}{}{}",
             if count == 1 { "s" } else { "" },
             describe(shown),
@@ -288,7 +298,7 @@ pub(super) fn not_pinned(
             ),
             left_out_unnamed(ran)
         ),
-    }
+    )
 }
 
 /// Where to start when no one function is named: the first written
