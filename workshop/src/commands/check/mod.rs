@@ -1,18 +1,10 @@
 //! `cargo workshop check N`: runs step N's tests, each in bounded time and
-//! memory (`crate::runner`), and turns what failed into one
-//! verdict: the function to write or fix next, the test that shows it, and
-//! what that test expected and saw, in words a participant can act on.
-//!
-//! Which function: a blank one (`todo!()`) announces itself in its panic.
-//! A written one that is wrong does not, and a test exercises several
-//! functions at once, so the verdict compares with the authors' version
-//! (kept by `start`): if one written function differs from it, that one is
-//! to blame; if more do, `probe` puts the authors' version back for one at
-//! a time, in a copy, and sees whose return makes the failing tests pass.
-//!
-//! What the loop did: a written function blamed, `trace` runs the step's
-//! demo with `LOOP_TRACE=1` and sets the first turn where its trace differs
-//! from the authors' pinned one beside theirs, in the verdict.
+//! memory (`crate::runner`), and turns what failed into one verdict: the
+//! function to write or fix next, the test that shows it, and what that
+//! test expected and saw. A blank function says so in its `todo!()`; a
+//! written one that is wrong differs from the authors' version (kept by
+//! `start`), and `probe` asks which when several differ. `trace` sets the
+//! demo's trace beside the authors'.
 
 use std::fs;
 use std::path::{Path, PathBuf};

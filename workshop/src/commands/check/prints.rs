@@ -79,7 +79,7 @@ pub(super) fn note(passed_with_prints: &[&TestRun]) -> String {
 
 /// The file and line of a `dbg!`'s output line, from its prefix
 /// `[file:line:column]`.
-fn dbg_place(line: &str) -> Option<(&str, u32)> {
+pub(super) fn dbg_place(line: &str) -> Option<(&str, u32)> {
     let (place, _) = line.strip_prefix('[')?.split_once("] ")?;
     let mut parts = place.rsplitn(3, ':');
     let _column: u32 = parts.next()?.parse().ok()?;

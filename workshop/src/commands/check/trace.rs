@@ -12,6 +12,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::prints;
 use crate::pinned_trace;
 use crate::runner::{self, Cargo, Progress, TestRun};
 use crate::step::Step;
@@ -104,14 +105,13 @@ pub(super) fn beside(
     let panicked = match panic_in(&printed.text) {
         // The trace differs from there on for the function not written,
         // which says nothing of the function named.
-        Some(todo) if todo.at_a_todo() => {
+        Some((_, todo)) if at_a_todo(todo) => {
             return Some(format!(
-                "Step {n}'s demo stops at a `todo!()` ({}), so its trace cannot \
-                 be set beside the authors' until that function is written.",
-                todo.message
+                "Step {n}'s demo stops at a `todo!()` ({todo}), so its trace \
+                 cannot be set beside the authors' until that function is written."
             ));
         }
-        Some(Panic { place, message }) => {
+        Some((place, message)) => {
             let end = if message.ends_with(['.', '!', '?']) {
                 ""
             } else {
@@ -201,30 +201,18 @@ fn program(cargo: &Cargo, package: &str) -> Option<PathBuf> {
     program.is_file().then_some(program)
 }
 
-/// Where a demo panicked, and what it said.
-#[derive(Debug, PartialEq)]
-struct Panic {
-    place: String,
-    message: String,
-}
-
-impl Panic {
-    /// Whether it is the `todo!()` of a function not written yet.
-    fn at_a_todo(&self) -> bool {
-        self.message.starts_with("not yet implemented")
-    }
-}
-
-/// The first panic in a demo's output: the table leaves it out, as it is
-/// no line of the trace.
-fn panic_in(printed: &str) -> Option<Panic> {
+/// The first panic in a demo's output, its place and message: the table
+/// leaves it out, as it is no line of the trace.
+fn panic_in(printed: &str) -> Option<(&str, &str)> {
     let mut lines = printed.lines();
     let at = lines.find(|line| line.contains(" panicked at "))?;
     let place = at.split_once(" panicked at ")?.1.trim_end_matches(':');
-    Some(Panic {
-        place: place.to_owned(),
-        message: lines.next().unwrap_or_default().trim().to_owned(),
-    })
+    Some((place, lines.next().unwrap_or_default().trim()))
+}
+
+/// Whether a panic's `message` is the `todo!()` of a function not written.
+fn at_a_todo(message: &str) -> bool {
+    message.starts_with("not yet implemented")
 }
 
 /// `yours` without the participant's own prints and a panic's lines: a
@@ -236,13 +224,8 @@ fn without_own_prints(yours: &str, theirs: &str) -> String {
     let first_word = |line: &str| line.split_whitespace().next().map(str::to_owned);
     let their_words: std::collections::HashSet<String> =
         theirs.lines().filter_map(first_word).collect();
-    let a_dbg = |line: &str| {
-        line.strip_prefix('[')
-            .and_then(|rest| rest.split_once("] "))
-            .is_some_and(|(place, _)| place.contains(".rs:"))
-    };
     let theirs_too = |line: &str| {
-        !a_dbg(line)
+        prints::dbg_place(line).is_none()
             && first_word(line).is_none_or(|word| their_words.contains(&word))
     };
     yours
