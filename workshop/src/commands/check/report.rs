@@ -197,13 +197,13 @@ pub(super) fn write_next(
 ) -> Checked {
     let n = step.number;
     let at_todo =
-        |run: &&&TestRun| run.outcome.message().contains(&next.todo_message());
+        |run: &TestRun| run.outcome.message().contains(&next.todo_message());
+    // The test that stops at its `todo!()`, its own (the marker's) first.
     let own = failures
         .iter()
-        .filter(at_todo)
-        .find(|run| run.case.id() == next.test)
-        .or_else(|| failures.iter().find(at_todo))
-        .or_else(|| failures.iter().find(|run| run.case.id() == next.test));
+        .copied()
+        .filter(|run| at_todo(run) || run.case.id() == next.test)
+        .min_by_key(|run| (!at_todo(run), run.case.id() != next.test));
     let evidence = match own {
         Some(run) => describe(run),
         None => format!("{} shows it once it compiles and runs", next.test),
@@ -211,7 +211,7 @@ pub(super) fn write_next(
     let written = marked.iter().filter(|m| !step.is_unwritten(m)).count();
     let blank = track::is_the_blank(next, &step.read(&next.file)[next.body.clone()]);
     Checked {
-        at_its_todo: own.is_some_and(|run| at_todo(&run)),
+        at_its_todo: own.is_some_and(at_todo),
         ..failing(
             failures,
             Some(next.function.clone()),
