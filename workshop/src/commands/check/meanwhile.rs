@@ -23,6 +23,7 @@
 //! and nothing for the demo.
 
 use std::cell::{Cell, OnceCell, RefCell};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, Scope, ScopedJoinHandle};
@@ -64,9 +65,9 @@ pub(super) struct Meanwhile<'scope, 'env, 'a> {
     step: &'env Step,
     cargo: &'env Cargo,
     progress: &'env Progress,
-    /// The Cargo that built the demo, for its trace, if a written function
-    /// may be blamed (the trace is shown only beside one).
-    demo: Option<&'env Cargo>,
+    /// The folder of the step's programs, for the demo's trace, if a
+    /// written function may be blamed (the trace is shown only beside one).
+    demo: Option<&'env Path>,
     /// The functions the probe chooses among; empty when there is no
     /// question for it (one suspect, or a change outside the functions
     /// that the verdict names first).
@@ -97,7 +98,7 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
         scope: &'scope Scope<'scope, 'env>,
         step: &'env Step,
         marked: &'a [Marked],
-        (cargo, demo): (&'env Cargo, Option<&'env Cargo>),
+        (cargo, demo): (&'env Cargo, Option<&'env Path>),
         progress: &'env Progress,
     ) -> Self {
         let suspected = suspects(step, marked);

@@ -141,7 +141,7 @@ pub fn check(
     settings.enough_hangs = Some(ENOUGH_HANGS);
     settings.left_out_when_hurried = vec![TRACES.to_owned(), SNAPSHOTS.to_owned()];
     let own_tests: Vec<&str> = marked.iter().map(|m| m.test.as_str()).collect();
-    let demo = programs.is_some().then_some(&cargo);
+    let demo = programs.as_deref();
     let (ran, early) = std::thread::scope(|scope| {
         let meanwhile =
             Meanwhile::new(scope, step, &marked, (&cargo, demo), progress);

@@ -7,14 +7,14 @@
 use std::cell::Cell;
 use std::env::consts::EXE_SUFFIX;
 use std::fs;
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::prints;
 use crate::pinned_trace;
-use crate::runner::{self, Cargo, Progress, TestRun};
+use crate::runner::{self, Progress, TestRun};
 use crate::step::Step;
 
 /// How long the demo may run. It is stopped as soon as its last pinned
@@ -33,7 +33,8 @@ const COLUMN: usize = 36;
 /// At most this many lines of the turn are shown.
 const SHOWN: usize = 20;
 
-/// Step `step`'s demo run with `LOOP_TRACE=1` (built by `check`), its
+/// Step `step`'s demo run with `LOOP_TRACE=1` (built by `check`, in
+/// `programs`), its
 /// first turn that differs from the authors' pinned trace beside theirs;
 /// or that the demo stopped at a `todo!()`; `None` where the step pins no
 /// trace, its program is not there, or the traces do not differ. Once
@@ -41,7 +42,7 @@ const SHOWN: usize = 20;
 /// without it (`meanwhile`).
 pub(super) fn beside(
     step: &Step,
-    cargo: &Cargo,
+    programs: &Path,
     progress: &Progress,
     enough: &AtomicBool,
 ) -> Option<String> {
@@ -53,7 +54,8 @@ pub(super) fn beside(
     if titles.is_empty() {
         return None;
     }
-    let mut command = Command::new(program(cargo, &step.package())?);
+    let program = format!("{}{EXE_SUFFIX}", step.package());
+    let mut command = Command::new(programs.join(program));
     progress.say(&format!(
         "running step {n}'s demo with LOOP_TRACE=1, to set its trace beside \
          the authors'"
@@ -188,17 +190,6 @@ pub(super) fn story(failures: &[&TestRun]) -> String {
         }
         None => "your loop did something else than the authors'.".to_owned(),
     }
-}
-
-/// Where Cargo put `package`'s program: `check` built it for the host, in
-/// the debug profile, unless `CARGO_BUILD_TARGET` names a target.
-fn program(cargo: &Cargo, package: &str) -> Option<PathBuf> {
-    let mut dir = cargo.target_dir().ok()?;
-    if let Some(target) = std::env::var_os("CARGO_BUILD_TARGET") {
-        dir.push(target);
-    }
-    let program = dir.join("debug").join(format!("{package}{EXE_SUFFIX}"));
-    program.is_file().then_some(program)
 }
 
 /// The first panic in a demo's output, its place and message: the table

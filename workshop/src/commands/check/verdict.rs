@@ -2,6 +2,7 @@
 //! fix next and the test that shows it best, or that no one function can
 //! be named and why.
 
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use super::meanwhile::{Answers, Beside};
@@ -19,14 +20,14 @@ use crate::track::{self, Marked};
 
 /// All passed; or a written function is wrong (named from what failed);
 /// or the next blank function, in track order, is to be written; or tests
-/// fail that no one function answers for. `demo`: the Cargo that built
-/// the step's demo, if it did, for its trace. `early`: what the probe and
+/// fail that no one function answers for. `demo`: the folder of the
+/// step's programs, if they built, for the demo's trace. `early`: what the probe and
 /// the trace answered while the tests ran (`meanwhile`).
 pub(super) fn verdict_on<'a>(
     step: &Step,
     marked: &'a [Marked],
     ran: &Ran,
-    (demo, cargo): (Option<&Cargo>, &Cargo),
+    (demo, cargo): (Option<&Path>, &Cargo),
     early: Answers<'a>,
     progress: &Progress,
 ) -> Result<Checked, String> {
@@ -85,7 +86,7 @@ fn verdict_on_failures<'a>(
     step: &Step,
     marked: &'a [Marked],
     (failures, ran): (&[&TestRun], &Ran),
-    (demo, cargo): (Option<&Cargo>, &Cargo),
+    (demo, cargo): (Option<&Path>, &Cargo),
     early: Answers<'a>,
     progress: &Progress,
 ) -> Result<Checked, String> {
