@@ -33,8 +33,6 @@ mod meanwhile;
 mod prints;
 mod probe;
 mod report;
-#[cfg(test)]
-mod tests;
 mod trace;
 mod verdict;
 
@@ -454,3 +452,6 @@ fn test_cases(
     }
     Ok(cases)
 }
+
+#[cfg(test)]
+mod tests;
