@@ -1,31 +1,23 @@
-//! `cargo workshop watch [N]`: checks step N once, then again after each
-//! save of a file in its folder, on one screen redrawn: the progress
-//! through the track, the verdict as `check` gives it, and keys for the
-//! hint, the list of functions, the demo and quitting.
-//!
-//! Each check is a child process, `cargo workshop check N` (this same
-//! program), so that a save can end it (its tests with it, as Ctrl-C ends
-//! them under `check`) and start the next. Nothing `watch` starts outlives
-//! it: `q`, Ctrl-C, SIGTERM and a closed terminal (SIGHUP) end the check
-//! and the demo and put the terminal back as it was, and so does a panic
-//! (both are ended and the terminal restored when dropped).
-//!
-//! Where stdout is not a terminal (piped, a log), no screen is redrawn:
-//! each verdict is printed once, as plain lines.
+//! `cargo workshop watch [N]`: checks step N, then again after each save of
+//! a file in its folder, on one screen redrawn (piped or with `TERM=dumb`,
+//! each verdict printed once as lines). Each check is a child process,
+//! `cargo workshop check N`, so that a save can end it and start the next.
+//! Nothing `watch` starts outlives it, and the terminal is put back as it
+//! was, on `q`, Ctrl-C, SIGTERM, a closed terminal (SIGHUP) and a panic.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use crate::commands::Words;
 use crate::commands::status::passes_as_is;
 use crate::step::{Step, find_root, step_folders};
 
-use child::{Demo, Ended, RunningCheck};
+use child::{Demo, RunningCheck};
 use input::{Debounce, RawMode};
 
 mod child;
@@ -53,17 +45,13 @@ pub enum Event {
     /// A file of the step's, saved (or made, or removed) at that instant.
     Saved(Instant),
     Key(char, Instant),
-    /// The keyboard's input ended (stdin closed).
-    NoMoreKeys,
     Signal(i32),
-    /// A progress line of the check with this id.
-    CheckSaid(u64, String),
-    /// The check's whole stdout, at its end.
-    CheckOut(u64, String),
-    /// The check's whole stderr, at its end.
-    CheckErr(u64, String),
     /// The terminal changed its size: the screen is drawn again for it.
     Resized,
+    /// A progress line of the check with this id.
+    CheckSaid(u64, String),
+    /// The end of the check with this id: its stdout and its stderr.
+    CheckDone(u64, String, String),
 }
 
 pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
@@ -84,11 +72,8 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let _watcher = input::watch_saves(&step.dir(), sender.clone())?;
     let demo_runs = Arc::new(AtomicBool::new(false));
     input::on_signals(sender.clone(), Arc::clone(&demo_runs));
-    input::on_resize(sender.clone());
     let raw = RawMode::on();
     input::read_keys(sender.clone());
-    let last = step_folders(&root).last().map_or(step.number, |(k, _)| *k);
-    let next_file = step.state().join("watch-next");
     let mut watch = Watch {
         fancy: draw::draws_a_screen(
             cfg!(unix) && std::io::stdout().is_terminal(),
@@ -96,8 +81,6 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
         ),
         raw: raw.is_on(),
         step,
-        last,
-        next_file,
         sender,
         demo_runs,
         checks: 0,
@@ -122,11 +105,8 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
 }
 
 /// The step to watch when none is named: the one started and not yet
-/// passing. With none such, the last step started, which passes: its
-/// screen says so and names the next step's command, where an error would
-/// leave a participant who just finished a step wondering what to type.
-/// More than one in progress, or none started, is for the participant to
-/// say.
+/// passing; with none such, the last one started, whose screen names the
+/// next step's command (an error would leave the participant wondering).
 fn step_in_progress(root: &Path) -> Result<u32, String> {
     let started: Vec<(u32, bool)> = step_folders(root)
         .into_iter()
@@ -138,8 +118,7 @@ fn step_in_progress(root: &Path) -> Result<u32, String> {
     choose(&started)
 }
 
-/// Of the steps started (each with whether it passes as it is), the one to
-/// watch.
+/// Of the steps started (each with whether it passes), the one to watch.
 fn choose(started: &[(u32, bool)]) -> Result<u32, String> {
     let in_progress: Vec<u32> = started
         .iter()
@@ -187,8 +166,6 @@ struct Verdict {
 #[derive(Debug)]
 struct Watch {
     step: Step,
-    last: u32,
-    next_file: PathBuf,
     sender: Sender<Event>,
     fancy: bool,
     raw: bool,
@@ -210,30 +187,31 @@ struct Watch {
     demo_ended: Option<Instant>,
 }
 
+/// What the loop does after an event.
+#[derive(Debug)]
+enum Next {
+    Nothing,
+    Redraw,
+    Quit(ExitCode),
+}
+
 impl Watch {
     fn run(&mut self, events: &Receiver<Event>) -> Result<ExitCode, String> {
         self.start_check()?;
         self.draw();
         loop {
-            let now = Instant::now();
-            let wait = match (self.debounce.wait(now), self.demo.is_some()) {
-                (Some(left), _) => left,
-                (None, true) => Duration::from_millis(100),
-                (None, false) => Duration::from_secs(1),
-            };
-            let event = match events.recv_timeout(wait) {
-                Ok(event) => Some(event),
-                Err(RecvTimeoutError::Timeout) => None,
-                Err(RecvTimeoutError::Disconnected) => return Ok(ExitCode::SUCCESS),
-            };
+            let idle = if self.demo.is_some() { 100 } else { 1000 };
+            let wait = self.debounce.wait(Instant::now());
+            // Never disconnected: `self.sender` is one of its ends.
+            let event = events
+                .recv_timeout(wait.unwrap_or(Duration::from_millis(idle)))
+                .ok();
             // Without news, the running check's seconds move on.
             let mut redraw = event.is_none() && self.running.is_some();
-            if let Some(event) = event {
-                match self.take(event) {
-                    Next::Quit(code) => return Ok(code),
-                    Next::Redraw => redraw = true,
-                    Next::Nothing => {}
-                }
+            match event.map(|event| self.take(event)) {
+                Some(Next::Quit(code)) => return Ok(code),
+                Some(Next::Redraw) => redraw = true,
+                _ => {}
             }
             if self.debounce.take_due(Instant::now()) {
                 self.start_check()?;
@@ -258,28 +236,31 @@ impl Watch {
             Event::Saved(at) => {
                 self.debounce.saw(at);
                 self.saved_at.get_or_insert(at);
-                if let Some(mut running) = self.running.take() {
-                    running.end(); // a save restarts it, after the quiet
-                    "a save: checking again".clone_into(&mut self.said);
-                    return Next::Redraw;
+                // Dropped, the running check ends; the quiet over, it restarts.
+                if self.running.take().is_none() {
+                    return Next::Nothing;
                 }
-                Next::Nothing
+                "a save: checking again".clone_into(&mut self.said);
+                Next::Redraw
             }
             Event::Key(key, at) => self.key(key, at),
-            Event::NoMoreKeys => Next::Nothing, // Ctrl-C still ends it
             Event::Signal(signal) => {
                 Next::Quit(ExitCode::from(u8::try_from(128 + signal).unwrap_or(1)))
             }
-            Event::CheckSaid(id, line) => {
-                if self.running.as_ref().is_some_and(|r| r.id == id) {
-                    self.said = line;
-                    return Next::Redraw;
-                }
-                Next::Nothing
-            }
-            Event::CheckOut(id, text) => self.check_output(id, |r| r.out(text)),
-            Event::CheckErr(id, text) => self.check_output(id, |r| r.err(text)),
             Event::Resized => Next::Redraw,
+            Event::CheckSaid(id, line) => match &self.running {
+                Some(running) if running.id == id => {
+                    self.said = line;
+                    Next::Redraw
+                }
+                _ => Next::Nothing,
+            },
+            Event::CheckDone(id, stdout, stderr) => {
+                match self.running.take_if(|running| running.id == id) {
+                    Some(ended) => self.take_verdict(ended, &stdout, &stderr),
+                    None => Next::Nothing, // an ended check's last words
+                }
+            }
         }
     }
 
@@ -302,26 +283,7 @@ impl Watch {
             '\n' => Next::Nothing,
             'h' => self.show(Overlay::Hint),
             'l' => self.show(Overlay::List),
-            'r' => {
-                self.overlay = Overlay::None;
-                self.demo_runs.store(true, Ordering::SeqCst);
-                let package = self.step.package();
-                if self.fancy {
-                    print!("\x1b[2J\x1b[H");
-                }
-                say(&format!(
-                    "cargo run -p {package} (Ctrl-C ends the demo, not watch)\n"
-                ));
-                match Demo::start(&self.step.root, &package) {
-                    Ok(demo) => self.demo = Some(demo),
-                    Err(err) => {
-                        self.demo_runs.store(false, Ordering::SeqCst);
-                        self.said = err;
-                        return Next::Redraw;
-                    }
-                }
-                Next::Nothing
-            }
+            'r' => self.start_demo(),
             _ => self.show(Overlay::None),
         }
     }
@@ -340,24 +302,52 @@ impl Watch {
         Next::Redraw
     }
 
-    /// Hands an output of check `id` to it, if it is the one running; at
-    /// its end, takes its verdict.
-    fn check_output(
+    fn start_demo(&mut self) -> Next {
+        self.overlay = Overlay::None;
+        self.demo_runs.store(true, Ordering::SeqCst);
+        let package = self.step.package();
+        if self.fancy {
+            print!("\x1b[2J\x1b[H");
+        }
+        say(&format!(
+            "cargo run -p {package} (Ctrl-C ends the demo, not watch)\n"
+        ));
+        match Demo::start(&self.step.root, &package) {
+            Ok(demo) => self.demo = Some(demo),
+            Err(err) => {
+                self.demo_runs.store(false, Ordering::SeqCst);
+                self.said = err;
+                return Next::Redraw;
+            }
+        }
+        Next::Nothing
+    }
+
+    /// The file where each check writes the function its verdict names.
+    fn next_file(&self) -> PathBuf {
+        self.step.state().join("watch-next")
+    }
+
+    fn take_verdict(
         &mut self,
-        id: u64,
-        hand: impl FnOnce(&mut RunningCheck),
+        mut ended: RunningCheck,
+        out: &str,
+        err: &str,
     ) -> Next {
-        let Some(running) = self.running.as_mut().filter(|r| r.id == id) else {
-            return Next::Nothing; // an ended check's last words
-        };
-        hand(running);
-        let Some(ended) = running.ended() else {
-            return Next::Nothing;
-        };
-        self.running = None;
-        self.verdict = Some(self.verdict_of(&ended));
+        let code = ended.reap();
+        let last = step_folders(&self.step.root)
+            .last()
+            .map_or(self.step.number, |(k, _)| *k);
+        let passing = screen::passing(self.step.number, last);
+        self.verdict = Some(Verdict {
+            text: screen::verdict(code, out, err, &passing),
+            next: std::fs::read_to_string(self.next_file())
+                .ok()
+                .filter(|name| !name.is_empty()),
+            took: ended.began.elapsed(),
+            since_save: self.saved_at.take().map(|at| at.elapsed()),
+        });
         self.scroll = 0;
-        self.saved_at = None;
         self.said.clear();
         if !self.fancy {
             say(&self.plain_verdict());
@@ -365,38 +355,18 @@ impl Watch {
         Next::Redraw
     }
 
-    fn verdict_of(&self, ended: &Ended) -> Verdict {
-        let next = std::fs::read_to_string(&self.next_file)
-            .ok()
-            .filter(|name| !name.is_empty());
-        let passing = screen::passing(self.step.number, self.last);
-        Verdict {
-            text: screen::verdict(
-                ended.code,
-                &ended.stdout,
-                &ended.stderr,
-                &passing,
-            ),
-            next,
-            took: ended.took,
-            since_save: self.saved_at.map(|at| at.elapsed()),
-        }
-    }
-
     fn start_check(&mut self) -> Result<(), String> {
-        if let Some(mut running) = self.running.take() {
-            running.end();
-        }
+        self.running = None; // dropped, the one running ends
         self.checks += 1;
         let _ = std::fs::create_dir_all(self.step.state());
-        let _ = std::fs::remove_file(&self.next_file);
-        self.running = Some(RunningCheck::start(
-            &self.step.root,
-            self.step.number,
+        let _ = std::fs::remove_file(self.next_file());
+        let check = RunningCheck::start(
+            &self.step,
             self.checks,
-            &self.next_file,
-            &self.sender,
-        )?);
+            &self.next_file(),
+            self.sender.clone(),
+        )?;
+        self.running = Some(check);
         "starting".clone_into(&mut self.said);
         if !self.fancy {
             say(&format!("checking step {}…", self.step.number));
@@ -410,14 +380,6 @@ fn say(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{text}");
     let _ = out.flush();
-}
-
-/// What the loop does after an event.
-#[derive(Debug)]
-enum Next {
-    Nothing,
-    Redraw,
-    Quit(ExitCode),
 }
 
 #[cfg(test)]

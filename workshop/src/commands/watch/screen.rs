@@ -1,7 +1,6 @@
 //! What `watch` shows: the progress through the step's track, the verdict
 //! as `check` gives it, the hint for the function at hand and the list of
-//! functions. Plain text, from plain values, so that each piece is tested
-//! alone; `mod.rs` puts them on one screen.
+//! functions. Plain text from plain values, each piece tested alone.
 
 use crate::step::{Stage, Step};
 use crate::track::Marked;
@@ -15,10 +14,9 @@ const BAR: usize = 20;
 pub fn progress_line(written: usize, total: usize, not_right: usize) -> String {
     let right = written.saturating_sub(not_right);
     let filled = (BAR * right).checked_div(total).unwrap_or(0).min(BAR);
-    let not_right = if not_right == 0 {
-        String::new()
-    } else {
-        format!(", {not_right} not right yet")
+    let not_right = match not_right {
+        0 => String::new(),
+        n => format!(", {n} not right yet"),
     };
     format!(
         "{written} of {total} functions written{not_right}  [{}{}]",
@@ -27,21 +25,16 @@ pub fn progress_line(written: usize, total: usize, not_right: usize) -> String {
     )
 }
 
-/// The progress of a track: how many of its functions are written (not
-/// blank, no `todo!()` left), of how many, and whether the last verdict
-/// `blamed` one of them, so that a wrong function made right moves the
-/// bar.
+/// The progress of a track: its functions written (not blank, no `todo!()`
+/// left), and whether the last verdict `blamed` one of them, so that a
+/// wrong function made right moves the bar.
 pub fn progress(stages: &[(Marked, Stage)], blamed: Option<&str>) -> String {
-    let written: Vec<&Marked> = stages
-        .iter()
-        .filter(|(_, stage)| !stage.is_unfinished())
-        .map(|(m, _)| m)
-        .collect();
+    let written = stages.iter().filter(|(_, stage)| !stage.is_unfinished());
     let not_right = written
-        .iter()
-        .filter(|m| Some(m.function.as_str()) == blamed)
+        .clone()
+        .filter(|(m, _)| Some(m.function.as_str()) == blamed)
         .count();
-    progress_line(written.len(), stages.len(), not_right)
+    progress_line(written.count(), stages.len(), not_right)
 }
 
 /// The function at hand: the one the last verdict named, else the first
@@ -68,12 +61,13 @@ pub fn hint(step: &Step, marked: Option<&Marked>) -> String {
     let doc = if m.doc.trim().is_empty() {
         "(no doc comment: the test below names what it expects)".to_owned()
     } else {
-        m.doc
+        let lines: Vec<String> = m
+            .doc
             .trim_end()
             .lines()
             .map(|line| format!("    {line}"))
-            .collect::<Vec<_>>()
-            .join("\n")
+            .collect();
+        lines.join("\n")
     };
     format!(
         "Hint for `{function}` ({order} of {total}), in {folder}/{file}:\n\n\
@@ -131,12 +125,10 @@ pub fn passing(n: u32, last: u32) -> String {
 
 /// The keys, as the help line says them.
 pub fn keys(raw: bool) -> String {
-    let keys = "h hint, l list of functions, r run the demo, Space/b page, q quit";
-    if raw {
-        format!("Keys: {keys}.")
-    } else {
-        format!("Keys (then Enter): {keys}.")
-    }
+    let enter = if raw { "" } else { " (then Enter)" };
+    format!(
+        "Keys{enter}: h hint, l list of functions, r run the demo, Space/b page, q quit."
+    )
 }
 
 /// The verdict as the check gave it: `check`'s own report for a pass (with
@@ -152,10 +144,8 @@ pub fn verdict(
         Some(0) => format!("{}\n\n{passing_note}", stdout.trim_end()),
         Some(1) => in_watch_s_words(stdout.trim_end()),
         Some(code) => {
-            let error = stderr
-                .find("error:")
-                .map_or_else(|| stderr.trim(), |at| stderr[at..].trim());
-            format!("The check stopped (exit {code}):\n\n{error}")
+            let error = stderr.find("error:").map_or(stderr, |at| &stderr[at..]);
+            format!("The check stopped (exit {code}):\n\n{}", error.trim())
         }
         None => "The check was ended before its verdict.".to_owned(),
     }
@@ -184,38 +174,6 @@ fn in_watch_s_words(report: &str) -> String {
         }
     }
     report
-}
-
-/// `text` with each line longer than `width` broken at spaces, its
-/// continuation indented as the line was: the terminal would break it in
-/// the middle of a word. A line of the trace's two columns (` | `) is left
-/// whole: broken, its columns would no longer line up.
-pub fn wrapped(text: &str, width: usize) -> String {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        if line.chars().count() <= width || line.contains(" | ") {
-            out.push(line.to_owned());
-            continue;
-        }
-        let indent: String = line.chars().take_while(|c| *c == ' ').collect();
-        let mut current = String::new();
-        for word in line.trim_start().split(' ') {
-            // The word and the space before it.
-            if !current.is_empty()
-                && current.chars().count() + 1 + word.chars().count() > width
-            {
-                out.push(std::mem::take(&mut current));
-            }
-            if current.is_empty() {
-                current.push_str(&indent);
-            } else {
-                current.push(' ');
-            }
-            current.push_str(word);
-        }
-        out.push(current);
-    }
-    out.join("\n")
 }
 
 #[cfg(test)]
@@ -324,25 +282,6 @@ mod tests {
             "{shown}"
         );
         assert!(track::MARKER.starts_with("// BUILD"));
-    }
-
-    #[test]
-    fn a_long_line_breaks_between_words_and_keeps_its_indent() {
-        assert_eq!(
-            wrapped("    one two three four", 13),
-            "    one two\n    three\n    four"
-        );
-        assert_eq!(wrapped("short\n  also short", 13), "short\n  also short");
-        let columns = "> turn 1: wait: nothing to wait for | turn 1: wait";
-        assert_eq!(
-            wrapped(columns, 20),
-            columns,
-            "the trace's columns stay whole"
-        );
-        assert_eq!(
-            wrapped("averyveryverylongword next", 8),
-            "averyveryverylongword\nnext"
-        );
     }
 
     #[test]
