@@ -3,7 +3,7 @@
 //! that a save ends before the next starts; and the step's demo.
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::Sender;
 use std::time::Instant;
@@ -11,6 +11,11 @@ use std::time::Instant;
 use super::Event;
 use crate::commands::check::NEXT_FILE_VAR;
 use crate::step::Step;
+
+/// Where each check writes the function its verdict names, for the hint.
+pub fn next_file(step: &Step) -> PathBuf {
+    step.state().join("watch-next")
+}
 
 /// A check running.
 #[derive(Debug)]
@@ -28,10 +33,11 @@ impl RunningCheck {
     pub fn start(
         step: &Step,
         id: u64,
-        next_file: &Path,
-        events: Sender<Event>,
+        events: &Sender<Event>,
     ) -> Result<RunningCheck, String> {
         let n = step.number;
+        let _ = std::fs::create_dir_all(step.state());
+        let _ = std::fs::remove_file(next_file(step));
         let me = std::env::current_exe().map_err(|err| {
             format!("cannot find this program to run `check`: {err}")
         })?;
@@ -39,7 +45,7 @@ impl RunningCheck {
         command
             .args(["check", &n.to_string()])
             .current_dir(&step.root)
-            .env(NEXT_FILE_VAR, next_file)
+            .env(NEXT_FILE_VAR, next_file(step))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -50,6 +56,7 @@ impl RunningCheck {
         })?;
         let mut stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
+        let events = events.clone();
         std::thread::spawn(move || {
             let out = std::thread::spawn(move || {
                 let mut text = String::new();

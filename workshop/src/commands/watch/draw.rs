@@ -65,20 +65,9 @@ impl Watch {
         if !self.said.is_empty() {
             return self.said.clone(); // a save ended the check: waiting
         }
-        let Some(verdict) = &self.verdict else {
-            return String::new();
-        };
-        let took = verdict.took.as_secs_f64();
-        match verdict.since_save {
-            Some(since) => format!(
-                "Checked {:.1} s after your save (the check: {took:.1} s). \
-                 Save again to check again.",
-                since.as_secs_f64()
-            ),
-            None => format!(
-                "Checked in {took:.1} s. Save a file of the step to check again."
-            ),
-        }
+        self.verdict
+            .as_ref()
+            .map_or_else(String::new, |verdict| verdict.checked.clone())
     }
 
     /// The head, always on screen: what is watched, the progress, the

@@ -1,10 +1,9 @@
 //! What `watch` waits for, each on a thread that sends an `Event`: the
-//! saves of the step's files (told by the OS, through `notify`), the keys
-//! pressed and the signals. And the terminal's raw mode, which lets a key
-//! arrive without Enter.
+//! saves of the step's files (told by the OS), the keys and the signals.
+//! And the terminal's raw mode, which lets a key arrive without Enter.
 
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Sender;
@@ -19,27 +18,21 @@ pub const QUIET: Duration = Duration::from_millis(300);
 
 /// When to check after saves: `QUIET` after the last of them.
 #[derive(Debug, Default)]
-pub struct Debounce {
-    last: Option<Instant>,
-}
+pub struct Debounce(Option<Instant>);
 
 impl Debounce {
     pub fn saw(&mut self, now: Instant) {
-        self.last = Some(now);
+        self.0 = Some(now + QUIET);
     }
 
     /// How long to wait still before a check: `None` when no save waits.
     pub fn wait(&self, now: Instant) -> Option<Duration> {
-        Some(QUIET.saturating_sub(now.saturating_duration_since(self.last?)))
+        self.0.map(|due| due.saturating_duration_since(now))
     }
 
     /// Whether the saves seen call for a check now, one for all of them.
     pub fn take_due(&mut self, now: Instant) -> bool {
-        let due = self.wait(now).is_some_and(|left| left.is_zero());
-        if due {
-            self.last = None;
-        }
-        due
+        self.0.take_if(|due| *due <= now).is_some()
     }
 }
 
@@ -71,22 +64,17 @@ pub fn watch_saves(
     dir: &Path,
     events: Sender<Event>,
 ) -> Result<notify::RecommendedWatcher, String> {
-    use notify::{EventKind, RecursiveMode, Watcher};
+    use notify::{RecursiveMode, Watcher};
     let folder = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let plain = dir.to_path_buf();
+    let theirs =
+        move |path: &PathBuf| is_theirs(&folder, path) || is_theirs(&plain, path);
     let handler = move |result: notify::Result<notify::Event>| {
         let Ok(event) = result else { return };
+        let kind = event.kind;
         // Reads (a build opening the sources) are not saves.
-        let change = matches!(
-            event.kind,
-            EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_)
-        );
-        if change
-            && event
-                .paths
-                .iter()
-                .any(|path| is_theirs(&folder, path) || is_theirs(&plain, path))
-        {
+        let change = kind.is_create() || kind.is_modify() || kind.is_remove();
+        if change && event.paths.iter().any(&theirs) {
             let _ = events.send(Event::Saved(Instant::now()));
         }
     };
@@ -106,9 +94,9 @@ pub fn watch_saves(
     Ok(watcher)
 }
 
-/// The key for the next page: Space, and Page Down.
+/// The keys for the next page (Space, Page Down) and the one before (b,
+/// Page Up).
 pub const PAGE_DOWN: char = ' ';
-/// The key for the page before: b, and Page Up.
 pub const PAGE_UP: char = 'b';
 
 /// The key of one press, as `read_keys` sends it: Ctrl-C and Ctrl-D are

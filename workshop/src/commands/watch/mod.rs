@@ -1,12 +1,10 @@
-//! `cargo workshop watch [N]`: checks step N, then again after each save of
-//! a file in its folder, on one screen redrawn (piped or with `TERM=dumb`,
-//! each verdict printed once as lines). Each check is a child process,
-//! `cargo workshop check N`, so that a save can end it and start the next.
-//! Nothing `watch` starts outlives it, and the terminal is put back as it
-//! was, on `q`, Ctrl-C, SIGTERM, a closed terminal (SIGHUP) and a panic.
+//! `cargo workshop watch [N]`: checks step N again after each save of a
+//! file in its folder, on one screen (piped or with `TERM=dumb`, as lines).
+//! Each check is a child `cargo workshop check N`, so that a save can end
+//! it. Nothing `watch` starts outlives it, and the terminal is restored.
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -39,18 +37,16 @@ pub const HELP: &str = "usage: cargo workshop watch [N]\n\n\
              Without N, the step in progress: started, not yet passing. Piped, or \
              with\nTERM=dumb, it prints each verdict once, without redrawing.";
 
-/// What `watch` waits for, from its threads (`input`, `child`).
+/// What `watch` waits for, from its threads: a save of the step's files,
+/// a key, a signal, a new terminal size, and the progress lines and the
+/// end (stdout, stderr) of the check with an id.
 #[derive(Debug)]
 pub enum Event {
-    /// A file of the step's, saved (or made, or removed) at that instant.
     Saved(Instant),
     Key(char, Instant),
     Signal(i32),
-    /// The terminal changed its size: the screen is drawn again for it.
     Resized,
-    /// A progress line of the check with this id.
     CheckSaid(u64, String),
-    /// The end of the check with this id: its stdout and its stderr.
     CheckDone(u64, String, String),
 }
 
@@ -105,8 +101,7 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
 }
 
 /// The step to watch when none is named: the one started and not yet
-/// passing; with none such, the last one started, whose screen names the
-/// next step's command (an error would leave the participant wondering).
+/// passing; else the last one started, whose screen names the next step.
 fn step_in_progress(root: &Path) -> Result<u32, String> {
     let started: Vec<(u32, bool)> = step_folders(root)
         .into_iter()
@@ -144,7 +139,7 @@ fn choose(started: &[(u32, bool)]) -> Result<u32, String> {
     }
 }
 
-/// What the screen shows besides the verdict.
+/// The panel shown above the verdict, if any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Overlay {
     None,
@@ -152,15 +147,12 @@ enum Overlay {
     List,
 }
 
-/// The verdict of the last check that ended.
+/// The last check's verdict, the function it names, and its status line.
 #[derive(Debug)]
 struct Verdict {
     text: String,
-    /// The function it names, if any.
     next: Option<String>,
-    took: Duration,
-    /// From the save that called for it to the verdict, if a save did.
-    since_save: Option<Duration>,
+    checked: String,
 }
 
 #[derive(Debug)]
@@ -170,14 +162,14 @@ struct Watch {
     fancy: bool,
     raw: bool,
     demo_runs: Arc<AtomicBool>,
-    /// How many checks were started: each one's id.
+    /// How many checks were started: the last one's id.
     checks: u64,
     running: Option<RunningCheck>,
     verdict: Option<Verdict>,
-    /// The running check's last progress line.
+    /// The running check's last progress line, or why none runs.
     said: String,
     overlay: Overlay,
-    /// The first line shown of what pages under the head.
+    /// The body's first line shown.
     scroll: usize,
     debounce: Debounce,
     /// The first save not yet answered by a verdict.
@@ -236,7 +228,7 @@ impl Watch {
             Event::Saved(at) => {
                 self.debounce.saw(at);
                 self.saved_at.get_or_insert(at);
-                // Dropped, the running check ends; the quiet over, it restarts.
+                // Dropped, the check ends: the next starts after the quiet.
                 if self.running.take().is_none() {
                     return Next::Nothing;
                 }
@@ -279,8 +271,7 @@ impl Watch {
             'q' => Next::Quit(ExitCode::SUCCESS),
             input::PAGE_DOWN => self.turn_page(true),
             input::PAGE_UP => self.turn_page(false),
-            // Keys typed with Enter: the Enter is no key of its own.
-            '\n' => Next::Nothing,
+            '\n' => Next::Nothing, // the Enter after a key
             'h' => self.show(Overlay::Hint),
             'l' => self.show(Overlay::List),
             'r' => self.start_demo(),
@@ -288,10 +279,11 @@ impl Watch {
         }
     }
 
+    /// Opens `overlay` at its top, or closes it if open.
     fn show(&mut self, overlay: Overlay) -> Next {
-        self.scroll = 0; // a panel opens at its top
+        self.scroll = 0;
         self.overlay = if self.overlay == overlay {
-            Overlay::None // the same key again hides it
+            Overlay::None
         } else {
             overlay
         };
@@ -323,11 +315,6 @@ impl Watch {
         Next::Nothing
     }
 
-    /// The file where each check writes the function its verdict names.
-    fn next_file(&self) -> PathBuf {
-        self.step.state().join("watch-next")
-    }
-
     fn take_verdict(
         &mut self,
         mut ended: RunningCheck,
@@ -335,17 +322,15 @@ impl Watch {
         err: &str,
     ) -> Next {
         let code = ended.reap();
-        let last = step_folders(&self.step.root)
-            .last()
-            .map_or(self.step.number, |(k, _)| *k);
-        let passing = screen::passing(self.step.number, last);
+        let last = step_folders(&self.step.root).last().map(|(k, _)| *k);
+        let passing = screen::passing(self.step.number, last.unwrap_or_default());
+        let since_save = self.saved_at.take().map(|at| at.elapsed());
         self.verdict = Some(Verdict {
             text: screen::verdict(code, out, err, &passing),
-            next: std::fs::read_to_string(self.next_file())
+            next: std::fs::read_to_string(child::next_file(&self.step))
                 .ok()
                 .filter(|name| !name.is_empty()),
-            took: ended.began.elapsed(),
-            since_save: self.saved_at.take().map(|at| at.elapsed()),
+            checked: screen::checked(ended.began.elapsed(), since_save),
         });
         self.scroll = 0;
         self.said.clear();
@@ -358,14 +343,7 @@ impl Watch {
     fn start_check(&mut self) -> Result<(), String> {
         self.running = None; // dropped, the one running ends
         self.checks += 1;
-        let _ = std::fs::create_dir_all(self.step.state());
-        let _ = std::fs::remove_file(self.next_file());
-        let check = RunningCheck::start(
-            &self.step,
-            self.checks,
-            &self.next_file(),
-            self.sender.clone(),
-        )?;
+        let check = RunningCheck::start(&self.step, self.checks, &self.sender)?;
         self.running = Some(check);
         "starting".clone_into(&mut self.said);
         if !self.fancy {

@@ -2,6 +2,8 @@
 //! as `check` gives it, the hint for the function at hand and the list of
 //! functions. Plain text from plain values, each piece tested alone.
 
+use std::time::Duration;
+
 use crate::step::{Stage, Step};
 use crate::track::Marked;
 
@@ -18,11 +20,8 @@ pub fn progress_line(written: usize, total: usize, not_right: usize) -> String {
         0 => String::new(),
         n => format!(", {n} not right yet"),
     };
-    format!(
-        "{written} of {total} functions written{not_right}  [{}{}]",
-        "#".repeat(filled),
-        "-".repeat(BAR - filled)
-    )
+    let bar = format!("{}{}", "#".repeat(filled), "-".repeat(BAR - filled));
+    format!("{written} of {total} functions written{not_right}  [{bar}]")
 }
 
 /// The progress of a track: its functions written (not blank, no `todo!()`
@@ -61,13 +60,7 @@ pub fn hint(step: &Step, marked: Option<&Marked>) -> String {
     let doc = if m.doc.trim().is_empty() {
         "(no doc comment: the test below names what it expects)".to_owned()
     } else {
-        let lines: Vec<String> = m
-            .doc
-            .trim_end()
-            .lines()
-            .map(|line| format!("    {line}"))
-            .collect();
-        lines.join("\n")
+        format!("    {}", m.doc.trim_end().replace('\n', "\n    "))
     };
     format!(
         "Hint for `{function}` ({order} of {total}), in {folder}/{file}:\n\n\
@@ -113,21 +106,36 @@ pub fn list(stages: &[(Marked, Stage)], at_hand: Option<&Marked>) -> String {
 /// What follows a passing verdict: the command of the next step.
 pub fn passing(n: u32, last: u32) -> String {
     if n >= last {
-        format!("Step {n} passes, and it is the last: the track is done.")
-    } else {
-        format!(
-            "Step {n} passes. Next: `cargo workshop start {next}` then \
-             `cargo workshop watch`.",
-            next = n + 1
-        )
+        return format!("Step {n} passes, and it is the last: the track is done.");
     }
+    let next = n + 1;
+    format!(
+        "Step {n} passes. Next: `cargo workshop start {next}` then \
+         `cargo workshop watch`."
+    )
 }
 
 /// The keys, as the help line says them.
 pub fn keys(raw: bool) -> String {
     let enter = if raw { "" } else { " (then Enter)" };
     format!(
-        "Keys{enter}: h hint, l list of functions, r run the demo, Space/b page, q quit."
+        "Keys{enter}: h hint, l list of functions, r run the demo, Space/b page, \
+         q quit."
+    )
+}
+
+/// The status line under a verdict: when it came, and how to check again.
+pub fn checked(took: Duration, since_save: Option<Duration>) -> String {
+    let took = took.as_secs_f64();
+    let Some(since) = since_save else {
+        return format!(
+            "Checked in {took:.1} s. Save a file of the step to check again."
+        );
+    };
+    format!(
+        "Checked {:.1} s after your save (the check: {took:.1} s). Save again \
+         to check again.",
+        since.as_secs_f64()
     )
 }
 
@@ -154,7 +162,8 @@ pub fn verdict(
 /// `check`'s report with its last advice, to run `cargo workshop check N`
 /// again, made watch's: watch checks again on each save by itself.
 fn in_watch_s_words(report: &str) -> String {
-    const CHECK_AGAIN: [(&str, &str); 2] = [
+    let mut report = report.to_owned();
+    for (advice, instead) in [
         (
             "Fix it, then check again with `cargo workshop check ",
             "Fix it and save: watch checks again.",
@@ -163,9 +172,7 @@ fn in_watch_s_words(report: &str) -> String {
             "Check again with `cargo workshop check ",
             "Save to check again.",
         ),
-    ];
-    let mut report = report.to_owned();
-    for (advice, instead) in CHECK_AGAIN {
+    ] {
         if let Some(at) = report.find(advice) {
             let end = report[at..]
                 .find("`.")
