@@ -1,8 +1,8 @@
-//! What `watch` runs, each ended when dropped (on every way out, a panic's
-//! too): the check, a child `cargo workshop check N` (this same program)
-//! that a save ends before the next starts; and the step's demo.
+//! What `watch` runs: the check, a child `cargo workshop check N` (this
+//! same program) that a save ends, as does a drop on every way out; and
+//! the step's demo.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc::Sender;
@@ -54,22 +54,18 @@ impl RunningCheck {
         let mut child = command.spawn().map_err(|err| {
             format!("cannot start `cargo workshop check {n}`: {err}. Not your code.")
         })?;
-        let mut stdout = child.stdout.take().expect("stdout is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
         let events = events.clone();
         std::thread::spawn(move || {
-            let out = std::thread::spawn(move || {
-                let mut text = String::new();
-                let _ = stdout.read_to_string(&mut text);
-                text
-            });
+            let out = std::thread::spawn(|| io::read_to_string(stdout));
             let mut err = String::new();
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 err.push_str(&line);
                 err.push('\n');
                 let _ = events.send(Event::CheckSaid(id, line));
             }
-            let out = out.join().unwrap_or_default();
+            let out = out.join().ok().and_then(Result::ok).unwrap_or_default();
             let _ = events.send(Event::CheckDone(id, out, err));
         });
         Ok(RunningCheck {
@@ -100,10 +96,9 @@ impl RunningCheck {
             let group = Pid::from_child(&self.child);
             let _ = kill_process_group(group, Signal::TERM);
             let deadline = Instant::now() + Duration::from_secs(5);
-            while Instant::now() < deadline {
-                if let Ok(Some(_)) = self.child.try_wait() {
-                    break;
-                }
+            while matches!(self.child.try_wait(), Ok(None))
+                && Instant::now() < deadline
+            {
                 std::thread::sleep(Duration::from_millis(10));
             }
             let _ = kill_process_group(group, Signal::KILL);
@@ -120,32 +115,14 @@ impl Drop for RunningCheck {
     }
 }
 
-/// The step's demo, `cargo run -p stepNN`, on the terminal.
-#[derive(Debug)]
-pub struct Demo(Child);
-
-impl Demo {
-    pub fn start(root: &Path, package: &str) -> Result<Demo, String> {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        Command::new(cargo)
-            .args(["run", "-p", package])
-            .current_dir(root)
-            .stdin(Stdio::null())
-            .spawn()
-            .map(Demo)
-            .map_err(|err| format!("cannot run `cargo run -p {package}`: {err}"))
-    }
-
-    /// How it ended, once it has.
-    pub fn ended(&mut self) -> Option<ExitStatus> {
-        self.0.try_wait().ok().flatten()
-    }
-}
-
-impl Drop for Demo {
-    fn drop(&mut self) {
-        // Once it ended and was reaped, `kill` sends nothing.
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+/// Runs the step's demo, `cargo run -p stepNN`, on the terminal: how it
+/// ended.
+pub fn run_demo(root: &Path, package: &str) -> Result<ExitStatus, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    Command::new(cargo)
+        .args(["run", "-p", package])
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .status()
+        .map_err(|err| format!("cannot run `cargo run -p {package}`: {err}"))
 }

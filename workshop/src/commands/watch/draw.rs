@@ -125,7 +125,7 @@ impl Watch {
     }
 
     pub(super) fn draw(&self) {
-        if !self.fancy || self.demo.is_some() || self.demo_ended.is_some() {
+        if !self.fancy || self.demo_ended.is_some() {
             return;
         }
         let screen = self.page().lines.join("\n");

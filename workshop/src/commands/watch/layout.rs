@@ -97,9 +97,8 @@ fn cut(line: &str, width: usize) -> String {
     if line.chars().count() <= width {
         return line.to_owned();
     }
-    let mut kept: String = line.chars().take(width - 1).collect();
-    kept.push('…');
-    kept
+    let kept: String = line.chars().take(width - 1).collect();
+    kept + "…"
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use crate::commands::Words;
 use crate::commands::status::passes_as_is;
 use crate::step::{Step, find_root, step_folders};
 
-use child::{Demo, RunningCheck};
+use child::RunningCheck;
 use input::{Debounce, RawMode};
 
 mod child;
@@ -87,7 +87,6 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
         scroll: 0,
         debounce: Debounce::default(),
         saved_at: None,
-        demo: None,
         demo_ended: None,
     };
     let code = watch.run(&events);
@@ -174,7 +173,6 @@ struct Watch {
     debounce: Debounce,
     /// The first save not yet answered by a verdict.
     saved_at: Option<Instant>,
-    demo: Option<Demo>,
     /// When the demo ended, until a key brings the screen back.
     demo_ended: Option<Instant>,
 }
@@ -192,11 +190,10 @@ impl Watch {
         self.start_check()?;
         self.draw();
         loop {
-            let idle = if self.demo.is_some() { 100 } else { 1000 };
             let wait = self.debounce.wait(Instant::now());
             // Never disconnected: `self.sender` is one of its ends.
             let event = events
-                .recv_timeout(wait.unwrap_or(Duration::from_millis(idle)))
+                .recv_timeout(wait.unwrap_or(Duration::from_secs(1)))
                 .ok();
             // Without news, the running check's seconds move on.
             let mut redraw = event.is_none() && self.running.is_some();
@@ -208,14 +205,6 @@ impl Watch {
             if self.debounce.take_due(Instant::now()) {
                 self.start_check()?;
                 redraw = true;
-            }
-            if let Some(status) = self.demo.as_mut().and_then(Demo::ended) {
-                self.demo = None;
-                self.demo_runs.store(false, Ordering::SeqCst);
-                self.demo_ended = Some(Instant::now());
-                say(&format!(
-                    "\nThe demo ended ({status}). Press a key to come back."
-                ));
             }
             if redraw {
                 self.draw();
@@ -257,9 +246,6 @@ impl Watch {
     }
 
     fn key(&mut self, key: char, at: Instant) -> Next {
-        if self.demo.is_some() {
-            return Next::Nothing; // the demo has the screen; Ctrl-C ends it
-        }
         if let Some(ended) = self.demo_ended {
             if at < ended {
                 return Next::Nothing; // pressed while the demo ran
@@ -274,7 +260,7 @@ impl Watch {
             '\n' => Next::Nothing, // the Enter after a key
             'h' => self.show(Overlay::Hint),
             'l' => self.show(Overlay::List),
-            'r' => self.start_demo(),
+            'r' => self.run_demo(),
             _ => self.show(Overlay::None),
         }
     }
@@ -294,9 +280,10 @@ impl Watch {
         Next::Redraw
     }
 
-    fn start_demo(&mut self) -> Next {
+    /// Runs the step's demo on the terminal; watch waits for its end, and
+    /// Ctrl-C, which the terminal sends to both, is the demo's.
+    fn run_demo(&mut self) -> Next {
         self.overlay = Overlay::None;
-        self.demo_runs.store(true, Ordering::SeqCst);
         let package = self.step.package();
         if self.fancy {
             print!("\x1b[2J\x1b[H");
@@ -304,15 +291,24 @@ impl Watch {
         say(&format!(
             "cargo run -p {package} (Ctrl-C ends the demo, not watch)\n"
         ));
-        match Demo::start(&self.step.root, &package) {
-            Ok(demo) => self.demo = Some(demo),
+        self.demo_runs.store(true, Ordering::SeqCst);
+        let ran = child::run_demo(&self.step.root, &package);
+        // The Ctrl-C that ended it may still be on its way to `on_signals`.
+        std::thread::sleep(Duration::from_millis(100));
+        self.demo_runs.store(false, Ordering::SeqCst);
+        match ran {
+            Ok(status) => {
+                say(&format!(
+                    "\nThe demo ended ({status}). Press a key to come back."
+                ));
+                self.demo_ended = Some(Instant::now());
+                Next::Nothing
+            }
             Err(err) => {
-                self.demo_runs.store(false, Ordering::SeqCst);
                 self.said = err;
-                return Next::Redraw;
+                Next::Redraw
             }
         }
-        Next::Nothing
     }
 
     fn take_verdict(
