@@ -142,11 +142,8 @@ pub fn read_keys(events: Sender<Event>) {
             (stdin.read(&mut byte).ok()? == 1).then_some(byte[0])
         };
         while let Some(byte) = read_one() {
-            let Some(key) = key(byte, &mut read_one) else {
-                continue;
-            };
-            if events.send(Event::Key(key, Instant::now())).is_err() {
-                return;
+            if let Some(key) = key(byte, &mut read_one) {
+                let _ = events.send(Event::Key(key, Instant::now()));
             }
         }
     });
@@ -172,9 +169,7 @@ pub fn on_signals(events: Sender<Event>, demo_runs: Arc<AtomicBool>) {
                     SIGINT if demo_runs.load(Ordering::SeqCst) => continue,
                     _ => Event::Signal(signal),
                 };
-                if events.send(event).is_err() {
-                    return;
-                }
+                let _ = events.send(event);
             }
         });
     }
