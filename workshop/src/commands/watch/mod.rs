@@ -318,11 +318,11 @@ impl Watch {
         err: &str,
     ) -> Next {
         let code = ended.reap();
-        let last = step_folders(&self.step.root).last().map(|(k, _)| *k);
-        let passing = screen::passing(self.step.number, last.unwrap_or_default());
+        let n = self.step.number;
+        let last = step_folders(&self.step.root).last().map_or(n, |(k, _)| *k);
         let since_save = self.saved_at.take().map(|at| at.elapsed());
         self.verdict = Some(Verdict {
-            text: screen::verdict(code, out, err, &passing),
+            text: screen::verdict(code, out, err, (n, last)),
             next: std::fs::read_to_string(child::next_file(&self.step))
                 .ok()
                 .filter(|name| !name.is_empty()),

@@ -104,7 +104,7 @@ pub fn list(stages: &[(Marked, Stage)], at_hand: Option<&Marked>) -> String {
 }
 
 /// What follows a passing verdict: the command of the next step.
-pub fn passing(n: u32, last: u32) -> String {
+fn passing(n: u32, last: u32) -> String {
     if n >= last {
         return format!("Step {n} passes, and it is the last: the track is done.");
     }
@@ -139,48 +139,35 @@ pub fn checked(took: Duration, since_save: Option<Duration>) -> String {
     )
 }
 
-/// The verdict as the check gave it: `check`'s own report for a pass (with
-/// the next step's command) or a failure, its error for a check that could
+/// The verdict as the check of step `n` (of `last`) gave it: `check`'s own
+/// report for a pass, with the next step's command, or a failure, its
+/// advice to check again made watch's; its error for a check that could
 /// not run the tests.
 pub fn verdict(
     code: Option<i32>,
     stdout: &str,
     stderr: &str,
-    passing_note: &str,
+    (n, last): (u32, u32),
 ) -> String {
+    let report = stdout.trim_end();
+    let check_n = format!("`cargo workshop check {n}`.");
     match code {
-        Some(0) => format!("{}\n\n{passing_note}", stdout.trim_end()),
-        Some(1) => in_watch_s_words(stdout.trim_end()),
+        Some(0) => format!("{report}\n\n{}", passing(n, last)),
+        Some(1) => report
+            .replace(
+                &format!("Fix it, then check again with {check_n}"),
+                "Fix it and save: watch checks again.",
+            )
+            .replace(
+                &format!("Check again with {check_n}"),
+                "Save to check again.",
+            ),
         Some(code) => {
             let error = stderr.find("error:").map_or(stderr, |at| &stderr[at..]);
             format!("The check stopped (exit {code}):\n\n{}", error.trim())
         }
         None => "The check was ended before its verdict.".to_owned(),
     }
-}
-
-/// `check`'s report with its last advice, to run `cargo workshop check N`
-/// again, made watch's: watch checks again on each save by itself.
-fn in_watch_s_words(report: &str) -> String {
-    let mut report = report.to_owned();
-    for (advice, instead) in [
-        (
-            "Fix it, then check again with `cargo workshop check ",
-            "Fix it and save: watch checks again.",
-        ),
-        (
-            "Check again with `cargo workshop check ",
-            "Save to check again.",
-        ),
-    ] {
-        if let Some(at) = report.find(advice) {
-            let end = report[at..]
-                .find("`.")
-                .map_or(report.len(), |close| at + close + "`.".len());
-            report.replace_range(at..end, instead);
-        }
-    }
-    report
 }
 
 #[cfg(test)]
@@ -303,7 +290,7 @@ mod tests {
             "Your `f` is not right yet.\n\nFix it, then check again with \
              `cargo workshop check 3`.\n",
             "",
-            "",
+            (3, 8),
         );
         assert_eq!(
             failed,
@@ -314,13 +301,14 @@ mod tests {
             "Next: write `g`.\n\n1 of 5 functions written so far. Check again \
              with `cargo workshop check 3`.",
             "",
-            "",
+            (3, 8),
         );
         assert!(next.ends_with("so far. Save to check again."), "{next}");
-        let shown = verdict(Some(0), "Step 3 passes: all.\n", "", "Next.");
-        assert_eq!(shown, "Step 3 passes: all.\n\nNext.");
-        let shown = verdict(Some(2), "", "[ 0 s] building\nerror: no disk\n", "");
+        let shown = verdict(Some(0), "Step 3 passes: all.\n", "", (3, 8));
+        assert_eq!(shown, format!("Step 3 passes: all.\n\n{}", passing(3, 8)));
+        let shown =
+            verdict(Some(2), "", "[ 0 s] building\nerror: no disk\n", (3, 8));
         assert_eq!(shown, "The check stopped (exit 2):\n\nerror: no disk");
-        assert!(verdict(None, "", "", "").contains("ended"));
+        assert!(verdict(None, "", "", (3, 8)).contains("ended"));
     }
 }
