@@ -1,8 +1,8 @@
 //! Listing a step's tests and running them: each test in a process of its
-//! own, `AT_ONCE` at a time (more while those running seem stuck), each
-//! stopped at its deadline; and the rules that stop the run early: once
-//! enough tests hung, the rest are hurried (and some files left out), and
-//! once the caller has its answer, what is left stops.
+//! own, `AT_ONCE` at a time, each stopped at its deadline; and the rules
+//! that stop the run early: once enough tests hung, the rest are hurried
+//! (and some files left out), and once the caller has its answer, what is
+//! left stops.
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -13,12 +13,12 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::memory::{self, MemoryCap};
+use super::memory::{MemoryCap, stopped_for_memory};
 use super::output::{collect, read_in_background};
 use super::verdict::{self, Outcome, TestRun};
 use super::{
-    AT_MOST, AT_ONCE, AT_ONCE_WHEN_HURRIED, Cargo, HURRIED, Progress, SLOW, TICK,
-    TestBinary, processes,
+    AT_ONCE, AT_ONCE_WHEN_HURRIED, Cargo, HURRIED, Progress, SLOW, TICK, TestBinary,
+    processes,
 };
 
 /// One test: `file::name`, in the executable that holds it.
@@ -28,8 +28,7 @@ pub struct TestCase {
     pub name: String,
     pub binary: PathBuf,
     /// Set for this run of the test only (beside `Settings::env`): the
-    /// probe runs one test several times, each with a different function
-    /// of the authors' switched on.
+    /// probe's reruns each switch on another function of the authors'.
     pub env: Vec<(String, String)>,
 }
 
@@ -39,8 +38,7 @@ impl TestCase {
         format!("{}::{}", self.file, self.name)
     }
 
-    /// `id`, and this run's own environment if it has one: what tells two
-    /// runs of one test apart.
+    /// `id`, and this run's own environment: what tells two runs apart.
     fn label(&self) -> String {
         let env: Vec<String> = self
             .env
@@ -99,21 +97,19 @@ pub struct Settings {
     pub deadline: Duration,
     pub env: Vec<(String, String)>,
     /// Once this many tests hung, each test left may run only `HURRIED`,
-    /// and is left out if it runs longer: the step surely hangs, and each
-    /// more hang would cost a deadline, but a quick failure may still name
-    /// the function. So too, when set, once every test has started, those
-    /// running all seem stuck, and one failed with a message.
+    /// and is left out if it runs longer: each more hang would cost a
+    /// deadline, but a quick failure may still name the function. So too,
+    /// when set, once all have started, those running all seem stuck, and
+    /// one failed with a message.
     pub enough_hangs: Option<usize>,
-    /// `SLOW` and `HURRIED`, but for this module's own tests, which wait
-    /// them out and need not wait 5 s to see what happens after.
+    /// `SLOW` and `HURRIED`, shorter in this module's own tests.
     pub slow: Duration,
     pub hurried: Duration,
-    /// How many run at once from the start (`AT_ONCE`; the probe's reruns,
-    /// which mostly wait on a hang, all at once).
+    /// How many run at once (`AT_ONCE`; the probe's reruns, which mostly
+    /// wait on a hang, more).
     pub at_once: usize,
     /// The test files not run at all once enough tests hung (`check`: the
-    /// demos' traces and snapshots, which take seconds when right, and
-    /// hang with the rest when the loop does).
+    /// demos' traces and snapshots, which hang with the rest).
     pub left_out_when_hurried: Vec<String>,
 }
 
@@ -145,10 +141,10 @@ pub struct Ran {
 
 /// What a worker tells the thread that reports progress.
 enum Event {
-    Started(String),
+    Started(TestCase),
     Finished(TestRun),
     /// Stopped after `HURRIED`, because enough tests hung.
-    LeftOut(String),
+    LeftOut(TestCase),
 }
 
 /// What the thread that reports progress tells the workers.
@@ -163,8 +159,6 @@ struct Orders {
     /// (`Settings::enough_hangs`).
     hangs: AtomicUsize,
     hung_enough: AtomicBool,
-    /// What the tests running hold together; the biggest stops past a sum.
-    memory: Arc<memory::Watch>,
 }
 
 impl Orders {
@@ -177,14 +171,17 @@ impl Orders {
         if settings.enough_hangs.is_some_and(|enough| hangs >= enough)
             && !self.hung_enough.swap(true, Ordering::SeqCst)
         {
-            leave_out_once_hurried(queue, &settings.left_out_when_hurried);
+            if let Ok(mut queue) = queue.lock() {
+                let files = &settings.left_out_when_hurried;
+                queue.retain(|case| !files.contains(&case.file));
+            }
             self.hurry.store(true, Ordering::SeqCst);
         }
     }
 }
 
-/// Runs every test in `cases`, `AT_ONCE` at a time (more while those
-/// running seem stuck), each in a process of its own.
+/// Runs every test in `cases`, `Settings::at_once` at a time, each in a
+/// process of its own.
 pub fn run_tests(
     cases: &[TestCase],
     settings: &Settings,
@@ -209,14 +206,13 @@ pub struct SoFar<'r> {
 }
 
 /// Whether every test running has run `slow` or more.
-fn each_ran_at_least(running: &[(String, Instant)], slow: Duration) -> bool {
+fn each_ran_at_least(running: &[(TestCase, Instant)], slow: Duration) -> bool {
     !running.is_empty() && running.iter().all(|(_, since)| since.elapsed() >= slow)
 }
 
 /// `run_tests`, but once `enough` says the tests so far answer the
-/// caller's question, the
-/// tests left are not started and those running are stopped (and left
-/// out, as `Ran::not_run`).
+/// caller's question, the tests left are not started and those running
+/// are stopped (and left out, as `Ran::not_run`).
 pub fn run_tests_until(
     cases: &[TestCase],
     settings: &Settings,
@@ -226,7 +222,6 @@ pub fn run_tests_until(
     let _capped = MemoryCap::new();
     let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
     let orders = Arc::new(Orders::default());
-    let _watching = memory::Watch::start(&orders.memory);
     let hurry = &orders.hurry;
     let (sender, received) = mpsc::channel();
     for _ in 0..settings.at_once {
@@ -234,7 +229,7 @@ pub fn run_tests_until(
     }
     let (mut workers, mut more_workers) = (settings.at_once, Some(sender));
     let mut runs: Vec<TestRun> = Vec::new();
-    let mut running: Vec<(String, Instant)> = Vec::new();
+    let mut running: Vec<(TestCase, Instant)> = Vec::new();
     let mut last_said = Instant::now();
     let mut said_hurried = false;
     let mut left_out = 0;
@@ -244,14 +239,13 @@ pub fn run_tests_until(
             // until the last one ends.
             more_workers = None;
         }
-        let all_slow = each_ran_at_least(&running, settings.slow);
         // All quick tests done, one failed with a message: that names the
         // mistake better than the slow ones left would, so they are hurried.
         let failed_quickly = runs.iter().any(|run| {
             !run.outcome.passed() && !run.hung() && !run.only_lines_added()
         });
         if settings.enough_hangs.is_some()
-            && all_slow
+            && each_ran_at_least(&running, settings.slow)
             && failed_quickly
             && is_empty(&queue)
             && !hurry.swap(true, Ordering::SeqCst)
@@ -262,24 +256,23 @@ pub fn run_tests_until(
                 settings.slow.as_secs()
             ));
         }
+        // Hurried tests each run `HURRIED` at most: more at once.
         if let Some(sender) = more_workers.as_ref().filter(|_| {
-            let hurried = hurry.load(Ordering::SeqCst);
-            (hurried && workers < AT_ONCE_WHEN_HURRIED)
-                || (all_slow && workers < AT_MOST)
+            hurry.load(Ordering::SeqCst) && workers < AT_ONCE_WHEN_HURRIED
         }) {
             start_worker(&queue, &orders, settings, sender.clone());
             workers += 1;
         }
         match received.recv_timeout(Duration::from_secs(1)) {
-            Ok(Event::Started(label)) => running.push((label, Instant::now())),
-            Ok(Event::LeftOut(label)) => {
-                running.retain(|(other, _)| *other != label);
+            Ok(Event::Started(case)) => running.push((case, Instant::now())),
+            Ok(Event::LeftOut(case)) => {
+                running.retain(|(other, _)| *other != case);
                 left_out += 1;
             }
             Ok(Event::Finished(run)) => {
-                let label = run.case.label();
-                running.retain(|(other, _)| *other != label);
+                running.retain(|(other, _)| *other != run.case);
                 if !run.outcome.passed() {
+                    let label = run.case.label();
                     progress.say(&format!("{label}: {}", run.outcome.summary()));
                 }
                 runs.push(run);
@@ -290,10 +283,11 @@ pub fn run_tests_until(
         let so_far = SoFar {
             runs: &runs,
             left_out,
-            // Asked again: a test started since (a worker added because
-            // all seemed stuck) has not run `slow` yet.
             seem_stuck: each_ran_at_least(&running, settings.slow),
-            running: running_for(&running, cases),
+            running: running
+                .iter()
+                .map(|(case, since)| (case.clone(), since.elapsed()))
+                .collect(),
         };
         if !orders.stop.load(Ordering::SeqCst) && enough(&so_far) {
             orders.stop.store(true, Ordering::SeqCst);
@@ -328,21 +322,6 @@ pub fn run_tests_until(
     }
 }
 
-/// The tests `running` (each with when it started), with how long each
-/// has run.
-fn running_for(
-    running: &[(String, Instant)],
-    cases: &[TestCase],
-) -> Vec<(TestCase, Duration)> {
-    running
-        .iter()
-        .filter_map(|(label, since)| {
-            let case = cases.iter().find(|case| case.label() == *label)?;
-            Some((case.clone(), since.elapsed()))
-        })
-        .collect()
-}
-
 /// A thread that runs the queued tests one by one until the queue is
 /// empty, telling what it starts and how that ended.
 fn start_worker(
@@ -355,7 +334,7 @@ fn start_worker(
     let settings = settings.clone();
     thread::spawn(move || {
         while let Some(case) = next_case(&queue) {
-            let _ = events.send(Event::Started(case.label()));
+            let _ = events.send(Event::Started(case.clone()));
             let _ = events.send(match run_one(&case, &settings, &orders) {
                 Some(run) => {
                     if run.hung() {
@@ -363,7 +342,7 @@ fn start_worker(
                     }
                     Event::Finished(run)
                 }
-                None => Event::LeftOut(case.label()),
+                None => Event::LeftOut(case),
             });
         }
     });
@@ -375,13 +354,6 @@ fn next_case(queue: &Mutex<VecDeque<TestCase>>) -> Option<TestCase> {
 
 fn is_empty(queue: &Mutex<VecDeque<TestCase>>) -> bool {
     queue.lock().map_or(true, |queue| queue.is_empty())
-}
-
-/// Takes the tests of `files` out of the queue: they will not run.
-fn leave_out_once_hurried(queue: &Mutex<VecDeque<TestCase>>, files: &[String]) {
-    if let Ok(mut queue) = queue.lock() {
-        queue.retain(|case| !files.contains(&case.file));
-    }
 }
 
 fn say_hurried(
@@ -404,10 +376,16 @@ fn say_hurried(
 /// The progress line while tests run: how many are done, and which run
 /// now, with their seconds; between two tests, when none runs, only the
 /// count (not "running " with nothing after it).
-fn still_running(running: &[(String, Instant)], done: usize, all: usize) -> String {
+fn still_running(
+    running: &[(TestCase, Instant)],
+    done: usize,
+    all: usize,
+) -> String {
     let now: Vec<String> = running
         .iter()
-        .map(|(id, since)| format!("{id} ({} s)", since.elapsed().as_secs()))
+        .map(|(case, since)| {
+            format!("{} ({} s)", case.label(), since.elapsed().as_secs())
+        })
         .collect();
     if now.is_empty() {
         format!("{done} of {all} tests done")
@@ -440,13 +418,12 @@ fn run_one(
         .stderr(Stdio::piped());
     let outcome = match processes::spawn_test(&mut command) {
         Ok(mut child) => {
-            orders.memory.add(child.id());
             let stdout =
                 read_in_background(child.stdout.take(), verdict::STDOUT_SIGNS);
             let stderr =
                 read_in_background(child.stderr.take(), verdict::STDERR_SIGNS);
             let status = wait_until(&mut child, settings, orders);
-            let stopped_for_memory = orders.memory.remove(child.id());
+            let stopped_for_memory = stopped_for_memory(child.id());
             // Also ends what the test started (a demo, a server) and left.
             let escaped = processes::end_test(&mut child);
             if !escaped.is_empty() {
@@ -484,11 +461,8 @@ enum Waited {
 
 /// Waits for the child to end, at most until the deadline, or until told
 /// to stop. Once told to hurry, a test may run `HURRIED` in all, counted
-/// from its start: one that has run longer already is stopped then. What
-/// a hurried test is looked at for is a quick failure, and one that has
-/// run `HURRIED` without failing has shown it has none to give; three
-/// seconds more (as when they counted from the hurry) only delayed a
-/// verdict already known, by 3 s of the 11 a hanging mistake took.
+/// from its start: one that has run that long without failing has no
+/// quick failure to give.
 fn wait_until(child: &mut Child, settings: &Settings, orders: &Orders) -> Waited {
     let (deadline, hurried_for) = (settings.deadline, settings.hurried);
     let began = Instant::now();
@@ -539,7 +513,13 @@ mod tests {
     #[test]
     fn the_progress_line_names_what_runs_and_never_ends_in_running() {
         assert_eq!(still_running(&[], 3, 19), "3 of 19 tests done");
-        let one = [("step03_timers::a".to_owned(), Instant::now())];
+        let case = TestCase {
+            file: "step03_timers".to_owned(),
+            name: "a".to_owned(),
+            binary: PathBuf::new(),
+            env: Vec::new(),
+        };
+        let one = [(case, Instant::now())];
         assert_eq!(
             still_running(&one, 3, 19),
             "3 of 19 tests done; running step03_timers::a (0 s)"
