@@ -1,5 +1,5 @@
 //! Bounds the memory of the tests `check` runs, on Linux: each test
-//! process may use `MEMORY_LIMIT_GIB` of heap (`MemoryCap`), and all the
+//! process may use `MEMORY_LIMIT_GIB` of heap (`capped`), and all the
 //! tests running at once (the check's, the probe's reruns, a demo) hold
 //! `TOGETHER_GIB` together at most: a watcher sums what each test's
 //! process group holds resident and stops the biggest past `STOP_AT`.
@@ -110,51 +110,26 @@ mod watcher {
     }
 }
 
-/// While one lives, each process this one starts may use
-/// `MEMORY_LIMIT_GIB` of data (its heap), on Linux: the limit is set on
-/// this process, so that a child has it from its first instruction (set on
-/// a child once it runs, a quick runaway could outrun it). Counted, as
-/// several runs (and tests) may hold one at once.
-pub(super) struct MemoryCap;
-
-#[cfg(target_os = "linux")]
-static MEMORY_CAPS: Mutex<(usize, Option<rustix::process::Rlimit>)> =
-    Mutex::new((0, None));
-
-impl MemoryCap {
-    pub(super) fn new() -> Self {
-        #[cfg(target_os = "linux")]
-        if let Ok(mut caps) = MEMORY_CAPS.lock() {
-            use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
-            if caps.0 == 0 {
-                let before = getrlimit(Resource::Data);
-                let capped = Rlimit {
-                    current: Some(super::MEMORY_LIMIT_GIB << 30),
-                    maximum: before.maximum,
-                };
-                if setrlimit(Resource::Data, capped).is_ok() {
-                    caps.1 = Some(before);
-                }
-            }
-            caps.0 += 1;
-        }
-        MemoryCap
+/// Runs `spawn` with this process's heap limited to `MEMORY_LIMIT_GIB`, on
+/// Linux, so that the child it starts has the limit from its first
+/// instruction (set on a child once it runs, a quick runaway could outrun
+/// it). Called under the lock every spawn takes: no Cargo inherits it.
+pub(super) fn capped<T>(spawn: impl FnOnce() -> T) -> T {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+        let before = getrlimit(Resource::Data);
+        let capped = Rlimit {
+            current: Some(super::MEMORY_LIMIT_GIB << 30),
+            maximum: before.maximum,
+        };
+        let _ = setrlimit(Resource::Data, capped);
+        let spawned = spawn();
+        let _ = setrlimit(Resource::Data, before);
+        spawned
     }
-}
-
-impl Drop for MemoryCap {
-    fn drop(&mut self) {
-        #[cfg(target_os = "linux")]
-        if let Ok(mut caps) = MEMORY_CAPS.lock() {
-            caps.0 -= 1;
-            if let (0, Some(before)) = (caps.0, caps.1.take()) {
-                let _ = rustix::process::setrlimit(
-                    rustix::process::Resource::Data,
-                    before,
-                );
-            }
-        }
-    }
+    #[cfg(not(target_os = "linux"))]
+    spawn()
 }
 
 #[cfg(test)]

@@ -2,12 +2,12 @@
 //! its own, so that ending it ends the demos and servers it started; the
 //! terminal's Ctrl-C then reaches only `check`, which ends every noted
 //! test and Cargo itself. On Linux `check` also adopts what left a test's
-//! group (it is their "subreaper"), and records each test it runs in
-//! `.workshop/running/`, so that the next check ends what a check killed
-//! outright (`kill -9`) left running.
+//! group (it is their "subreaper"), and marks each test with its identity,
+//! so that the next check ends what a check killed outright (`kill -9`)
+//! left running.
 
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
@@ -31,35 +31,37 @@ fn started() -> MutexGuard<'static, Vec<Started>> {
     STARTED.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Starts a test in a process group of its own, noted until `end_test`.
+/// Starts a test in a process group of its own, its memory capped, noted
+/// until `end_test`.
 pub(super) fn spawn_test(command: &mut Command) -> io::Result<Child> {
     in_a_process_group_of_its_own(command);
-    let record = RECORD.get();
-    if let Some(record) = record {
-        command.env(STARTED_BY, &record.owner);
+    if let Some(me) = STARTED_BY_ME.get() {
+        command.env(STARTED_BY, me);
     }
-    let child = spawn(command, Started::Group)?;
-    if let Some(record) = record {
-        record.note(child.id());
-    }
+    let child = spawn(command, true)?;
     super::memory::watch();
     Ok(child)
 }
 
 /// Starts Cargo, noted until `forget_cargo`.
 pub(super) fn spawn_cargo(command: &mut Command) -> io::Result<Child> {
-    spawn(command, Started::Process)
+    spawn(command, false)
 }
 
 /// Spawns and notes under one lock: `end_escaped` must never take a test
-/// just started for an orphan.
-fn spawn(command: &mut Command, noted_as: fn(u32) -> Started) -> io::Result<Child> {
+/// just started for an orphan, and no Cargo may start under a test's cap.
+fn spawn(command: &mut Command, test: bool) -> io::Result<Child> {
     let mut noted = started();
     if ENDING.load(Ordering::SeqCst) {
         return Err(io::Error::other("not started: the check is ending"));
     }
-    let child = command.spawn()?;
-    noted.push(noted_as(child.id()));
+    if !test {
+        let child = command.spawn()?;
+        noted.push(Started::Process(child.id()));
+        return Ok(child);
+    }
+    let child = super::memory::capped(|| command.spawn())?;
+    noted.push(Started::Group(child.id()));
     Ok(child)
 }
 
@@ -80,14 +82,11 @@ pub(super) fn test_groups() -> Vec<u32> {
 /// Kills the test, if still running, and everything in its group, then
 /// reaps it. Returns the processes that escaped its group, ended now.
 pub(super) fn end_test(child: &mut Child) -> Vec<String> {
-    signal_group(child.id(), Signal::Kill);
+    signal_groups(&[child.id()], Signal::KILL);
     let _ = child.kill();
     let _ = child.wait();
     started().retain(|p| *p != Started::Group(child.id()));
     let _ = super::memory::stopped_for_memory(child.id());
-    if let Some(record) = RECORD.get() {
-        record.forget(child.id());
-    }
     end_escaped(Some(child.id()))
 }
 
@@ -100,31 +99,29 @@ pub(super) fn in_a_process_group_of_its_own(command: &mut Command) {
 #[cfg(not(unix))]
 pub(super) fn in_a_process_group_of_its_own(_command: &mut Command) {}
 
-/// What `signal_group` sends.
-#[derive(Debug, Clone, Copy)]
-enum Signal {
-    Kill,
-    Stop,
-    Continue,
-}
-
-/// Sends `signal` to the process group `group`; one gone already is no
-/// matter.
 #[cfg(unix)]
-fn signal_group(group: u32, signal: Signal) {
-    use rustix::process::{Signal as S, kill_process_group};
-    let signal = match signal {
-        Signal::Kill => S::KILL,
-        Signal::Stop => S::STOP,
-        Signal::Continue => S::CONT,
-    };
-    if let Some(group) = pid(group) {
-        let _ = kill_process_group(group, signal);
-    }
+use rustix::process::Signal;
+
+/// Where there are no signals: what would be sent, to nothing.
+#[cfg(not(unix))]
+#[derive(Clone, Copy)]
+#[allow(clippy::upper_case_acronyms)]
+enum Signal {
+    KILL,
+    STOP,
+    CONT,
 }
 
-#[cfg(not(unix))]
-fn signal_group(_group: u32, _signal: Signal) {}
+/// Sends `signal` to each process group of `groups`; one gone already is
+/// no matter.
+fn signal_groups(groups: &[u32], signal: Signal) {
+    #[cfg(unix)]
+    for group in groups.iter().filter_map(|group| pid(*group)) {
+        let _ = rustix::process::kill_process_group(group, signal);
+    }
+    #[cfg(not(unix))]
+    let _ = (groups, signal);
+}
 
 /// The tests running now, stopped (SIGSTOP) while the probe asks about
 /// those that seem stuck, so that its build and reruns have the processor
@@ -139,9 +136,7 @@ pub struct Paused {
 impl Paused {
     pub fn now() -> Self {
         let groups = test_groups();
-        for group in &groups {
-            signal_group(*group, Signal::Stop);
-        }
+        signal_groups(&groups, Signal::STOP);
         Paused { groups }
     }
 
@@ -150,26 +145,19 @@ impl Paused {
         let groups = self.groups.clone();
         std::thread::spawn(move || {
             std::thread::sleep(limit);
-            go_on(&groups);
+            signal_groups(&groups, Signal::CONT);
         });
     }
 }
 
 impl Drop for Paused {
     fn drop(&mut self) {
-        go_on(&self.groups);
+        signal_groups(&self.groups, Signal::CONT);
     }
 }
 
-fn go_on(groups: &[u32]) {
-    for group in groups {
-        signal_group(*group, Signal::Continue);
-    }
-}
-
-/// The signals that end a run, to be received on a thread: Ctrl-C
-/// (SIGINT), SIGTERM, and a closed terminal's SIGHUP. `None` if they cannot
-/// be received, and then each keeps its default: it ends the process.
+/// The signals that end a run (Ctrl-C, SIGTERM, a closed terminal's
+/// SIGHUP), to be received on a thread; `None` leaves them their default.
 #[cfg(unix)]
 pub fn interrupts() -> Option<signal_hook::iterator::Signals> {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
@@ -214,7 +202,7 @@ pub fn end_everything_on_interrupt() {
 }
 
 /// Ends every process `check` started and exits with `code`, saying
-/// nothing: for a check whose reader has gone (`check 3 2>&1 | head -4`).
+/// nothing: its reader has gone (`check 3 2>&1 | head -4`).
 pub fn end_everything_and_exit(code: i32) -> ! {
     #[cfg(unix)]
     end_all();
@@ -238,16 +226,10 @@ fn end_all() -> usize {
     };
     for process in &noted {
         match *process {
-            Started::Group(id) => {
-                signal_group(id, Signal::Kill);
-                if let Some(record) = RECORD.get() {
-                    record.forget(id);
-                }
-            }
+            Started::Group(id) => signal_groups(&[id], Signal::KILL),
             Started::Process(id) => {
                 if let Some(pid) = pid(id) {
-                    let term = rustix::process::Signal::TERM;
-                    let _ = rustix::process::kill_process(pid, term);
+                    let _ = rustix::process::kill_process(pid, Signal::TERM);
                 }
             }
         }
@@ -267,9 +249,7 @@ fn pid(id: u32) -> Option<rustix::process::Pid> {
 fn end_escaped(just_ended: Option<u32>) -> Vec<String> {
     #[cfg(target_os = "linux")]
     {
-        use rustix::process::{
-            Signal, WaitOptions, getpgrp, getpid, kill_process, waitpid,
-        };
+        use rustix::process::{WaitOptions, getpgrp, getpid, kill_process, waitpid};
         let noted = started();
         let (me, my_group) = (getpid().as_raw_nonzero().get(), getpgrp());
         let mut ended = Vec::new();
@@ -304,8 +284,8 @@ pub(super) struct Process {
     command: String,
     /// A zombie: ended, not yet reaped.
     ended: bool,
-    /// Clock ticks from boot to its start: with its id, which process it is
-    /// (an id is reused, never at the same tick).
+    /// Clock ticks from boot to its start: an id is reused, never at the
+    /// same tick.
     started: u64,
 }
 
@@ -321,8 +301,8 @@ pub(super) fn processes() -> Vec<Process> {
         .collect()
 }
 
-/// The process `id`, if it exists (the command is in parentheses and may
-/// hold spaces and parentheses).
+/// The process `id`, if it exists (its command, in parentheses, may hold
+/// spaces and parentheses).
 #[cfg(target_os = "linux")]
 fn process(id: u32) -> Option<Process> {
     let stat = std::fs::read_to_string(format!("/proc/{id}/stat")).ok()?;
@@ -343,82 +323,70 @@ fn process(id: u32) -> Option<Process> {
 // What a killed check left running (Linux only: elsewhere no process shows
 // who started it, and a killed check's tests run until they end).
 
-/// The variable each test of a recording check is started with: the
-/// check's identity, inherited by whatever the test starts, so that a pid
-/// since reused by another program is never taken for its.
+/// The variable each test of a recording check is started with, which
+/// whatever the test starts inherits: the check's identity and checkout.
+/// No pid is kept, so none since reused by another program is taken.
 const STARTED_BY: &str = "WORKSHOP_STARTED_BY_CHECK";
 
-/// Where this process records the tests it starts, once asked to.
-static RECORD: OnceLock<Record> = OnceLock::new();
+/// `STARTED_BY` for the tests this process starts, once asked to record.
+static STARTED_BY_ME: OnceLock<String> = OnceLock::new();
 
-/// A check's record of its running tests: a file for each, named after
-/// the check and the test's group, so that two checks never write the same.
-#[derive(Debug)]
-struct Record {
-    dir: PathBuf,
-    /// The check's identity (`identity`).
-    owner: String,
-}
-
-/// The folder of the records of the checks of the checkout at `root`.
-fn running_dir(root: &Path) -> PathBuf {
-    root.join(".workshop").join("running")
-}
-
-/// From now on, on Linux, the tests this process starts are recorded in
-/// the checkout at `root`, for the next check to end what they leave
-/// should this one be killed.
+/// From now on, on Linux, the tests this process starts carry its
+/// identity and the checkout at `root`, for the next check there to end
+/// what they leave should this one be killed (`kill -9`).
 pub fn record_tests_in(root: &Path) {
-    if let Some(owner) = identity(std::process::id()) {
-        let _ = RECORD.set(Record {
-            dir: running_dir(root),
-            owner,
-        });
+    if let Some(me) = identity(std::process::id()) {
+        let _ = STARTED_BY_ME.set(format!("{me} {}", root.display()));
     }
 }
 
-impl Record {
-    fn file(&self, group: u32) -> PathBuf {
-        let owner = self.owner.split(':').next().unwrap_or_default();
-        self.dir.join(format!("{owner}-{group}"))
+/// Ends what checks killed earlier in the checkout at `root` left running,
+/// and names it in a line on stderr.
+pub fn end_leftovers_of_killed_checks(root: &Path) {
+    let ended = end_leftovers(root);
+    if !ended.is_empty() {
+        eprintln!(
+            "ended what a check killed earlier left running: {}",
+            ended.join(", ")
+        );
     }
+}
 
-    /// Notes the test leading `group`. Written aside and renamed, so that
-    /// another check never reads half an entry; a record that cannot be
-    /// written costs only the cleanup after a kill, never the test.
-    fn note(&self, group: u32) {
-        let file = self.file(group);
-        let aside = file.with_extension("new");
-        let _ = std::fs::create_dir_all(&self.dir);
-        if std::fs::write(&aside, format!("{}\n", self.owner)).is_ok() {
-            let _ = std::fs::rename(&aside, &file);
+/// Ends every process that a dead check of the checkout at `root` started
+/// (by the `STARTED_BY` it carries), in its test's group or out of it,
+/// never a live check's: what was ended, as `pid (command)`.
+#[cfg(target_os = "linux")]
+fn end_leftovers(root: &Path) -> Vec<String> {
+    let me = std::process::id();
+    let mut ended = Vec::new();
+    for process in processes() {
+        // Not itself: a check a killed check's test started carries it too.
+        if process.ended || process.id == me {
+            continue;
+        }
+        let Some(by) = started_by(process.id) else {
+            continue;
+        };
+        let Some((check, checkout)) = by.split_once(' ') else {
+            continue;
+        };
+        if Path::new(checkout) == root && !is_alive(check) {
+            if let Some(id) = pid(process.id) {
+                let _ = rustix::process::kill_process(id, Signal::KILL);
+            }
+            ended.push(format!("{} ({})", process.id, process.command));
         }
     }
-
-    fn forget(&self, group: u32) {
-        let _ = std::fs::remove_file(self.file(group));
-    }
+    ended
 }
 
-/// The entries in `dir`, each as its file and the identity of the check
-/// that wrote it, skipping any being written (`Record::note`).
-fn entries(dir: &Path) -> Vec<(PathBuf, String)> {
-    let files = std::fs::read_dir(dir).into_iter().flatten().flatten();
-    let files = files
-        .map(|file| file.path())
-        .filter(|file| file.extension().is_none());
-    files
-        .filter_map(|file| {
-            let text = std::fs::read_to_string(&file).ok()?;
-            let owner = text.lines().next()?.to_owned();
-            Some((file, owner))
-        })
-        .collect()
+#[cfg(not(target_os = "linux"))]
+fn end_leftovers(_root: &Path) -> Vec<String> {
+    Vec::new()
 }
 
 /// Who `id` is, or `None` if it is not running: its id and start, which no
-/// later process shares. Only Linux shows that: elsewhere nothing is
-/// recorded.
+/// later process shares.
 #[cfg(target_os = "linux")]
 fn identity(id: u32) -> Option<String> {
     process(id)
@@ -431,74 +399,13 @@ fn identity(_id: u32) -> Option<String> {
     None
 }
 
-fn is_alive(owner: &str) -> bool {
-    let id = owner.split(':').next().and_then(|id| id.parse().ok());
-    id.and_then(identity).as_deref() == Some(owner)
-}
-
-/// Ends what checks killed earlier in the checkout at `root` left running,
-/// and names it in a line on stderr.
-pub fn end_leftovers_of_killed_checks(root: &Path) {
-    let ended = end_leftovers(&running_dir(root));
-    if !ended.is_empty() {
-        eprintln!(
-            "ended what a check killed earlier left running: {}",
-            ended.join(", ")
-        );
-    }
-}
-
-/// Ends the leftovers of the entries in `dir` whose check is dead, and
-/// removes those entries; what was ended, as `pid (command)`. A live
-/// check's are never touched.
-fn end_leftovers(dir: &Path) -> Vec<String> {
-    let dead: Vec<(PathBuf, String)> = entries(dir)
-        .into_iter()
-        .filter(|(_, owner)| !is_alive(owner))
-        .collect();
-    if dead.is_empty() {
-        return Vec::new();
-    }
-    let ended = end_started_by(&dead);
-    for (file, _) in &dead {
-        let _ = std::fs::remove_file(file);
-    }
-    ended
-}
-
-/// Ends every process started by the dead checks' tests, known by the
-/// identity of the check each carries (`STARTED_BY`): in their groups or
-/// out of them, and never a process that took a recorded id since.
 #[cfg(target_os = "linux")]
-fn end_started_by(dead: &[(PathBuf, String)]) -> Vec<String> {
-    use rustix::process::{Signal, kill_process};
-    let me = std::process::id();
-    let mut ended = Vec::new();
-    for process in processes() {
-        // Not itself: a check a killed check's test started carries that
-        // check's identity too.
-        if process.ended || process.id == me {
-            continue;
-        }
-        let Some(owner) = started_by(process.id) else {
-            continue;
-        };
-        if dead.iter().any(|(_, dead)| *dead == owner) {
-            if let Some(id) = pid(process.id) {
-                let _ = kill_process(id, Signal::KILL);
-            }
-            ended.push(format!("{} ({})", process.id, process.command));
-        }
-    }
-    ended
+fn is_alive(check: &str) -> bool {
+    let id = check.split(':').next().and_then(|id| id.parse().ok());
+    id.and_then(identity).as_deref() == Some(check)
 }
 
-#[cfg(not(target_os = "linux"))]
-fn end_started_by(_dead: &[(PathBuf, String)]) -> Vec<String> {
-    Vec::new()
-}
-
-/// The identity of the check that started process `id`'s test, if any.
+/// What process `id` carries in `STARTED_BY`, if anything.
 #[cfg(target_os = "linux")]
 fn started_by(id: u32) -> Option<String> {
     let environment = std::fs::read(format!("/proc/{id}/environ")).ok()?;
@@ -506,7 +413,7 @@ fn started_by(id: u32) -> Option<String> {
     environment
         .split(|byte| *byte == 0)
         .find_map(|variable| variable.strip_prefix(prefix.as_bytes()))
-        .map(|owner| String::from_utf8_lossy(owner).into_owned())
+        .map(|value| String::from_utf8_lossy(value).into_owned())
 }
 
 #[cfg(all(test, target_os = "linux"))]

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::memory::{MemoryCap, stopped_for_memory};
+use super::memory::stopped_for_memory;
 use super::output::{collect, read_in_background};
 use super::verdict::{self, Outcome, TestRun};
 use super::{
@@ -219,7 +219,6 @@ pub fn run_tests_until(
     progress: &Progress,
     enough: impl Fn(&SoFar) -> bool,
 ) -> Ran {
-    let _capped = MemoryCap::new();
     let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
     let orders = Arc::new(Orders::default());
     let hurry = &orders.hurry;
