@@ -5,16 +5,15 @@
 //! left stops.
 
 use std::collections::VecDeque;
+use std::io;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::Receiver;
 use std::thread;
 use std::time::{Duration, Instant};
 
 use super::memory::stopped_for_memory;
-use super::output::{collect, read_in_background};
+use super::output::{Output, collect, read_in_background};
 use super::verdict::{self, Outcome, TestRun};
 use super::{
     AT_ONCE, AT_ONCE_WHEN_HURRIED, Cargo, HURRIED, Progress, SLOW, TICK, TestBinary,
@@ -139,47 +138,6 @@ pub struct Ran {
     pub enough: bool,
 }
 
-/// What a worker tells the thread that reports progress.
-enum Event {
-    Started(TestCase),
-    Finished(TestRun),
-    /// Stopped after `HURRIED`, because enough tests hung.
-    LeftOut(TestCase),
-}
-
-/// What the thread that reports progress tells the workers.
-#[derive(Default)]
-struct Orders {
-    /// Enough tests hung, or the rest seem stuck after a quick failure:
-    /// each left may run only `Settings::hurried`.
-    hurry: AtomicBool,
-    /// The caller has what it asked for: every test still running stops.
-    stop: AtomicBool,
-    /// How many tests hung so far, and whether that is enough
-    /// (`Settings::enough_hangs`).
-    hangs: AtomicUsize,
-    hung_enough: AtomicBool,
-}
-
-impl Orders {
-    /// Counts a hang; at the one that makes enough, hurries the rest and
-    /// takes the files `Settings::left_out_when_hurried` names out of the
-    /// queue. Done by the worker itself, before it takes its next test, so
-    /// that no test of those files starts after the hang that made enough.
-    fn note_hang(&self, settings: &Settings, queue: &Mutex<VecDeque<TestCase>>) {
-        let hangs = self.hangs.fetch_add(1, Ordering::SeqCst) + 1;
-        if settings.enough_hangs.is_some_and(|enough| hangs >= enough)
-            && !self.hung_enough.swap(true, Ordering::SeqCst)
-        {
-            if let Ok(mut queue) = queue.lock() {
-                let files = &settings.left_out_when_hurried;
-                queue.retain(|case| !files.contains(&case.file));
-            }
-            self.hurry.store(true, Ordering::SeqCst);
-        }
-    }
-}
-
 /// Runs every test in `cases`, `Settings::at_once` at a time, each in a
 /// process of its own.
 pub fn run_tests(
@@ -205,11 +163,6 @@ pub struct SoFar<'r> {
     pub running: Vec<(TestCase, Duration)>,
 }
 
-/// Whether every test running has run `slow` or more.
-fn each_ran_at_least(running: &[(TestCase, Instant)], slow: Duration) -> bool {
-    !running.is_empty() && running.iter().all(|(_, since)| since.elapsed() >= slow)
-}
-
 /// `run_tests`, but once `enough` says the tests so far answer the
 /// caller's question, the tests left are not started and those running
 /// are stopped (and left out, as `Ran::not_run`).
@@ -219,148 +172,179 @@ pub fn run_tests_until(
     progress: &Progress,
     enough: impl Fn(&SoFar) -> bool,
 ) -> Ran {
-    let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
-    let orders = Arc::new(Orders::default());
-    let hurry = &orders.hurry;
-    let (sender, received) = mpsc::channel();
-    for _ in 0..settings.at_once {
-        start_worker(&queue, &orders, settings, sender.clone());
-    }
-    let (mut workers, mut more_workers) = (settings.at_once, Some(sender));
-    let mut runs: Vec<TestRun> = Vec::new();
-    let mut running: Vec<(TestCase, Instant)> = Vec::new();
-    let mut last_said = Instant::now();
-    let mut said_hurried = false;
-    let mut left_out = 0;
-    loop {
-        if is_empty(&queue) {
-            // None needed: the workers' own senders keep the channel open
-            // until the last one ends.
-            more_workers = None;
-        }
-        // All quick tests done, one failed with a message: that names the
-        // mistake better than the slow ones left would, so they are hurried.
-        let failed_quickly = runs.iter().any(|run| {
-            !run.outcome.passed() && !run.hung() && !run.only_lines_added()
-        });
-        if settings.enough_hangs.is_some()
-            && each_ran_at_least(&running, settings.slow)
-            && failed_quickly
-            && is_empty(&queue)
-            && !hurry.swap(true, Ordering::SeqCst)
-        {
-            progress.say(&format!(
-                "a test failed, and those still running, each for {} s or more, seem stuck: \
-                 they are left out",
-                settings.slow.as_secs()
-            ));
-        }
-        // Hurried tests each run `HURRIED` at most: more at once.
-        if let Some(sender) = more_workers.as_ref().filter(|_| {
-            hurry.load(Ordering::SeqCst) && workers < AT_ONCE_WHEN_HURRIED
-        }) {
-            start_worker(&queue, &orders, settings, sender.clone());
-            workers += 1;
-        }
-        match received.recv_timeout(Duration::from_secs(1)) {
-            Ok(Event::Started(case)) => running.push((case, Instant::now())),
-            Ok(Event::LeftOut(case)) => {
-                running.retain(|(other, _)| *other != case);
-                left_out += 1;
-            }
-            Ok(Event::Finished(run)) => {
-                running.retain(|(other, _)| *other != run.case);
-                if !run.outcome.passed() {
-                    let label = run.case.label();
-                    progress.say(&format!("{label}: {}", run.outcome.summary()));
-                }
-                runs.push(run);
-            }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
+    let mut pool = Pool {
+        settings,
+        progress,
+        queue: cases.iter().cloned().collect(),
+        running: Vec::new(),
+        runs: Vec::new(),
+        hurried: false,
+        hangs: 0,
+        left_out: 0,
+    };
+    let (mut stopped, mut last_said) = (false, Instant::now());
+    while !pool.queue.is_empty() || !pool.running.is_empty() {
+        pool.start_more();
+        thread::sleep(Duration::from_millis(20));
+        pool.end_those_over();
+        let seem_stuck = each_ran_at_least(&pool.running, settings.slow);
+        pool.hurry_after_a_quick_failure(seem_stuck);
         let so_far = SoFar {
-            runs: &runs,
-            left_out,
-            seem_stuck: each_ran_at_least(&running, settings.slow),
-            running: running
+            runs: &pool.runs,
+            left_out: pool.left_out,
+            seem_stuck,
+            running: pool
+                .running
                 .iter()
-                .map(|(case, since)| (case.clone(), since.elapsed()))
+                .map(|test| (test.case.clone(), test.began.elapsed()))
                 .collect(),
         };
-        if !orders.stop.load(Ordering::SeqCst) && enough(&so_far) {
-            orders.stop.store(true, Ordering::SeqCst);
-            if let Ok(mut queue) = queue.lock() {
-                queue.clear();
-            }
-        }
-        // Raised by the worker whose test was the last hang it took.
-        if orders.hung_enough.load(Ordering::SeqCst)
-            && !said_hurried
-            && !orders.stop.load(Ordering::SeqCst)
-        {
-            say_hurried(&queue, settings.hurried, progress);
-            said_hurried = true;
-        }
         if last_said.elapsed() >= TICK {
-            progress.say(&still_running(&running, runs.len(), cases.len()));
+            let done = pool.runs.len();
+            progress.say(&still_running(&so_far.running, done, cases.len()));
             last_said = Instant::now();
         }
+        if enough(&so_far) {
+            stopped = true;
+            pool.queue.clear();
+            pool.running.drain(..).for_each(Running::stop);
+        }
     }
+    let mut runs = pool.runs;
     runs.sort_by_key(|run| cases.iter().position(|case| *case == run.case));
     let not_run = cases
         .iter()
         .filter(|case| !runs.iter().any(|run| run.case == **case))
         .cloned()
         .collect();
-    let enough = orders.stop.load(Ordering::SeqCst);
     Ran {
         runs,
         not_run,
-        enough,
+        enough: stopped,
     }
 }
 
-/// A thread that runs the queued tests one by one until the queue is
-/// empty, telling what it starts and how that ended.
-fn start_worker(
-    queue: &Arc<Mutex<VecDeque<TestCase>>>,
-    orders: &Arc<Orders>,
-    settings: &Settings,
-    events: mpsc::Sender<Event>,
-) {
-    let (queue, orders) = (Arc::clone(queue), Arc::clone(orders));
-    let settings = settings.clone();
-    thread::spawn(move || {
-        while let Some(case) = next_case(&queue) {
-            let _ = events.send(Event::Started(case.clone()));
-            let _ = events.send(match run_one(&case, &settings, &orders) {
-                Some(run) => {
-                    if run.hung() {
-                        orders.note_hang(&settings, &queue);
-                    }
-                    Event::Finished(run)
-                }
-                None => Event::LeftOut(case),
-            });
+/// The tests of a run: waiting, running and ended, and the rules met.
+struct Pool<'s> {
+    settings: &'s Settings,
+    progress: &'s Progress,
+    queue: VecDeque<TestCase>,
+    running: Vec<Running>,
+    runs: Vec<TestRun>,
+    /// Each test may run only `Settings::hurried`.
+    hurried: bool,
+    hangs: usize,
+    left_out: usize,
+}
+
+impl Pool<'_> {
+    /// Starts tests until `Settings::at_once` run (more once hurried, as
+    /// each then runs `HURRIED` at most).
+    fn start_more(&mut self) {
+        let mut at_once = self.settings.at_once;
+        if self.hurried {
+            at_once = at_once.max(AT_ONCE_WHEN_HURRIED);
         }
-    });
+        while self.running.len() < at_once {
+            let Some(case) = self.queue.pop_front() else {
+                return;
+            };
+            match Running::start(&case, self.settings) {
+                Ok(test) => self.running.push(test),
+                Err(err) => self.ended(TestRun {
+                    case,
+                    outcome: Outcome::Crashed(format!(
+                        "could not start the test: {err}"
+                    )),
+                    took: Duration::ZERO,
+                }),
+            }
+        }
+    }
+
+    /// Ends the tests that exited, ran past the deadline, or, once
+    /// hurried, ran `Settings::hurried` (those are left out).
+    fn end_those_over(&mut self) {
+        let settings = self.settings;
+        let mut index = 0;
+        while index < self.running.len() {
+            let test = &mut self.running[index];
+            let exited = test.child.try_wait().ok().flatten();
+            let ran = test.began.elapsed();
+            let left_out = has_had_its_time(ran, self.hurried, settings.hurried);
+            if exited.is_none() && !left_out && ran < settings.deadline {
+                index += 1;
+                continue;
+            }
+            let test = self.running.remove(index);
+            if exited.is_none() && left_out {
+                test.stop();
+                self.left_out += 1;
+            } else {
+                self.ended(test.end(exited, settings.deadline));
+            }
+        }
+    }
+
+    /// Notes a test ended; at the hang that makes enough, hurries the rest
+    /// and takes the files `Settings::left_out_when_hurried` names out of
+    /// the queue, before another test starts.
+    fn ended(&mut self, run: TestRun) {
+        if !run.outcome.passed() {
+            let label = run.case.label();
+            self.progress
+                .say(&format!("{label}: {}", run.outcome.summary()));
+        }
+        let hung = run.hung();
+        self.runs.push(run);
+        if !hung {
+            return;
+        }
+        self.hangs += 1;
+        if self.settings.enough_hangs == Some(self.hangs) {
+            let files = &self.settings.left_out_when_hurried;
+            self.queue.retain(|case| !files.contains(&case.file));
+            self.hurried = true;
+            say_hurried(self.queue.len(), self.settings.hurried, self.progress);
+        }
+    }
+
+    /// All quick tests done, one failed with a message, and those running
+    /// `seem_stuck`: that failure names the mistake better than the slow
+    /// ones would, so they are hurried.
+    fn hurry_after_a_quick_failure(&mut self, seem_stuck: bool) {
+        let failed_quickly = self.runs.iter().any(|run| {
+            !run.outcome.passed() && !run.hung() && !run.only_lines_added()
+        });
+        if self.settings.enough_hangs.is_some()
+            && seem_stuck
+            && failed_quickly
+            && self.queue.is_empty()
+            && !self.hurried
+        {
+            self.hurried = true;
+            self.progress.say(&format!(
+                "a test failed, and those still running, each for {} s or more, seem stuck: \
+                 they are left out",
+                self.settings.slow.as_secs()
+            ));
+        }
+    }
 }
 
-fn next_case(queue: &Mutex<VecDeque<TestCase>>) -> Option<TestCase> {
-    queue.lock().ok()?.pop_front()
+/// Whether every test running has run `slow` or more.
+fn each_ran_at_least(running: &[Running], slow: Duration) -> bool {
+    !running.is_empty() && running.iter().all(|test| test.began.elapsed() >= slow)
 }
 
-fn is_empty(queue: &Mutex<VecDeque<TestCase>>) -> bool {
-    queue.lock().map_or(true, |queue| queue.is_empty())
+/// Whether a test that has run `ran` is to be left out: only once the
+/// run is hurried, and then once it has run `hurried_for` in all, counted
+/// from its start: one that ran that long has no quick failure to give.
+fn has_had_its_time(ran: Duration, hurried: bool, hurried_for: Duration) -> bool {
+    hurried && ran >= hurried_for
 }
 
-fn say_hurried(
-    queue: &Mutex<VecDeque<TestCase>>,
-    hurried: Duration,
-    progress: &Progress,
-) {
-    let left = queue.lock().map_or(0, |queue| queue.len());
+fn say_hurried(left: usize, hurried: Duration, progress: &Progress) {
     let which = match left {
         0 => return,
         1 => "the one test left".to_owned(),
@@ -376,15 +360,13 @@ fn say_hurried(
 /// now, with their seconds; between two tests, when none runs, only the
 /// count (not "running " with nothing after it).
 fn still_running(
-    running: &[(TestCase, Instant)],
+    running: &[(TestCase, Duration)],
     done: usize,
     all: usize,
 ) -> String {
     let now: Vec<String> = running
         .iter()
-        .map(|(case, since)| {
-            format!("{} ({} s)", case.label(), since.elapsed().as_secs())
-        })
+        .map(|(case, ran)| format!("{} ({} s)", case.label(), ran.as_secs()))
         .collect();
     if now.is_empty() {
         format!("{done} of {all} tests done")
@@ -393,100 +375,71 @@ fn still_running(
     }
 }
 
-/// Runs one test alone, stopped at the deadline, memory limited.
-/// `None` if it was stopped after `HURRIED`, once told to hurry, or when
-/// told to stop.
-fn run_one(
-    case: &TestCase,
-    settings: &Settings,
-    orders: &Orders,
-) -> Option<TestRun> {
-    let began = Instant::now();
-    let mut command = Command::new(&case.binary);
-    // `--nocapture`: a test that aborts its process (a stack overflow, a
-    // panic in a destructor) loses what libtest captured; straight to
-    // stderr, its panic message survives.
-    command
-        .args([&case.name, "--exact", "--nocapture", "--test-threads", "1"])
-        .args(["--color", "never"])
-        .current_dir(&settings.package_dir)
-        .envs(settings.env.iter().map(|(key, value)| (key, value)))
-        .envs(case.env.iter().map(|(key, value)| (key, value)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let outcome = match processes::spawn_test(&mut command) {
-        Ok(mut child) => {
-            let stdout =
-                read_in_background(child.stdout.take(), verdict::STDOUT_SIGNS);
-            let stderr =
-                read_in_background(child.stderr.take(), verdict::STDERR_SIGNS);
-            let status = wait_until(&mut child, settings, orders);
-            let stopped_for_memory = stopped_for_memory(child.id());
-            // Also ends what the test started (a demo, a server) and left.
-            let escaped = processes::end_test(&mut child);
-            if !escaped.is_empty() {
-                eprintln!(
-                    "{}: ended what it left running outside its process group: {}",
-                    case.label(),
-                    escaped.join(", ")
-                );
-            }
-            let (stdout, stderr) = (collect(&stdout), collect(&stderr));
-            match status {
-                Waited::Stopped => return None,
-                Waited::Deadline => Outcome::TimedOut(settings.deadline),
-                Waited::Exited(status) => match stopped_for_memory {
-                    Some(why) => Outcome::OutOfMemory(why),
-                    None => verdict::classify(status, &stdout, &stderr, &case.name),
-                },
-            }
-        }
-        Err(err) => Outcome::Crashed(format!("could not start the test: {err}")),
-    };
-    Some(TestRun {
-        case: case.clone(),
-        outcome,
-        took: began.elapsed(),
-    })
+/// A test running in a process of its own, its output read meanwhile.
+struct Running {
+    case: TestCase,
+    child: Child,
+    stdout: Receiver<Output>,
+    stderr: Receiver<Output>,
+    began: Instant,
 }
 
-/// How waiting for a test ended.
-enum Waited {
-    Exited(ExitStatus),
-    Deadline,
-    Stopped,
-}
+impl Running {
+    fn start(case: &TestCase, settings: &Settings) -> io::Result<Running> {
+        let mut command = Command::new(&case.binary);
+        // `--nocapture`: a test that aborts its process (a stack overflow,
+        // a panic in a destructor) loses what libtest captured; straight to
+        // stderr, its panic message survives.
+        command
+            .args([&case.name, "--exact", "--nocapture", "--test-threads", "1"])
+            .args(["--color", "never"])
+            .current_dir(&settings.package_dir)
+            .envs(settings.env.iter().map(|(key, value)| (key, value)))
+            .envs(case.env.iter().map(|(key, value)| (key, value)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = processes::spawn_test(&mut command)?;
+        Ok(Running {
+            stdout: read_in_background(child.stdout.take(), verdict::STDOUT_SIGNS),
+            stderr: read_in_background(child.stderr.take(), verdict::STDERR_SIGNS),
+            child,
+            case: case.clone(),
+            began: Instant::now(),
+        })
+    }
 
-/// Waits for the child to end, at most until the deadline, or until told
-/// to stop. Once told to hurry, a test may run `HURRIED` in all, counted
-/// from its start: one that has run that long without failing has no
-/// quick failure to give.
-fn wait_until(child: &mut Child, settings: &Settings, orders: &Orders) -> Waited {
-    let (deadline, hurried_for) = (settings.deadline, settings.hurried);
-    let began = Instant::now();
-    loop {
-        let hurried = orders.hurry.load(Ordering::SeqCst);
-        if orders.stop.load(Ordering::SeqCst) {
-            return Waited::Stopped;
+    /// Ends the test, with what it started (a demo, a server), and says
+    /// how it ended: `exited`, or stopped at `deadline`.
+    fn end(mut self, exited: Option<ExitStatus>, deadline: Duration) -> TestRun {
+        let stopped_for_memory = stopped_for_memory(self.child.id());
+        let escaped = processes::end_test(&mut self.child);
+        if !escaped.is_empty() {
+            eprintln!(
+                "{}: ended what it left running outside its process group: {}",
+                self.case.label(),
+                escaped.join(", ")
+            );
         }
-        match child.try_wait() {
-            Ok(Some(status)) => return Waited::Exited(status),
-            _ if has_had_its_time(began.elapsed(), hurried, hurried_for) => {
-                return Waited::Stopped;
+        let (stdout, stderr) = (collect(&self.stdout), collect(&self.stderr));
+        let outcome = match (exited, stopped_for_memory) {
+            (None, _) => Outcome::TimedOut(deadline),
+            (Some(_), Some(why)) => Outcome::OutOfMemory(why),
+            (Some(status), None) => {
+                verdict::classify(status, &stdout, &stderr, &self.case.name)
             }
-            Ok(None) if began.elapsed() < deadline => {
-                thread::sleep(Duration::from_millis(20));
-            }
-            _ => return Waited::Deadline,
+        };
+        TestRun {
+            took: self.began.elapsed(),
+            case: self.case,
+            outcome,
         }
     }
-}
 
-/// Whether a test that has run `ran` is to be left out: only once the
-/// run is hurried, and then once it has run `hurried_for` in all.
-fn has_had_its_time(ran: Duration, hurried: bool, hurried_for: Duration) -> bool {
-    hurried && ran >= hurried_for
+    /// Ends the test, and what it started, for nothing: it is left out.
+    fn stop(mut self) {
+        processes::end_test(&mut self.child);
+    }
 }
 
 #[cfg(test)]
@@ -518,7 +471,7 @@ mod tests {
             binary: PathBuf::new(),
             env: Vec::new(),
         };
-        let one = [(case, Instant::now())];
+        let one = [(case, Duration::ZERO)];
         assert_eq!(
             still_running(&one, 3, 19),
             "3 of 19 tests done; running step03_timers::a (0 s)"
