@@ -39,15 +39,13 @@ impl TestCase {
 
     /// `id`, and this run's own environment: what tells two runs apart.
     fn label(&self) -> String {
-        let env: Vec<String> = self
+        let env = self
             .env
             .iter()
-            .map(|(key, value)| format!("{key}={value}"))
-            .collect();
-        if env.is_empty() {
-            self.id()
-        } else {
-            format!("{} ({})", self.id(), env.join(" "))
+            .map(|(key, value)| format!(" {key}={value}"));
+        match env.collect::<String>() {
+            env if env.is_empty() => self.id(),
+            env => format!("{} ({})", self.id(), &env[1..]),
         }
     }
 }
@@ -58,9 +56,8 @@ pub fn list_tests(
     binary: &TestBinary,
     prefix: &str,
 ) -> Result<Vec<TestCase>, String> {
-    let all = listed(binary, false)?;
     let ignored = listed(binary, true)?;
-    Ok(all
+    Ok(listed(binary, false)?
         .into_iter()
         .filter(|name| name.starts_with(prefix) && !ignored.contains(name))
         .map(|name| TestCase {
@@ -127,14 +124,13 @@ impl Settings {
     }
 }
 
-/// The tests that ran, in the order asked, and those left out after
-/// `enough_hangs` (stopped after `HURRIED`).
+/// The tests that ran, in the order asked, and those left out.
 #[derive(Debug, Clone)]
 pub struct Ran {
     pub runs: Vec<TestRun>,
     pub not_run: Vec<TestCase>,
-    /// Whether the caller's `enough` ended the run (`run_tests_until`):
-    /// those not run were left out for that, not for hanging.
+    /// Whether the caller's `enough` ended the run (`run_tests_until`),
+    /// and left out those not run.
     pub enough: bool,
 }
 
@@ -156,8 +152,7 @@ pub struct SoFar<'r> {
     pub runs: &'r [TestRun],
     /// How many were left out, stopped after `HURRIED`.
     pub left_out: usize,
-    /// Whether every test running has run `SLOW` or more: they may never
-    /// end.
+    /// Whether every test running has run `SLOW` or more.
     pub seem_stuck: bool,
     /// The tests running, with how long each has run.
     pub running: Vec<(TestCase, Duration)>,
