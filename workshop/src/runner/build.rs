@@ -259,17 +259,21 @@ fn test_binary(message: &serde_json::Value) -> Option<TestBinary> {
     })
 }
 
-/// The warning a `compiler-message` message carries, if it is one, where
-/// its main span is.
-fn warning(message: &serde_json::Value) -> Option<Warning> {
+/// The diagnostic of `level` a `compiler-message` message carries, if any.
+fn diagnostic<'m>(
+    message: &'m serde_json::Value,
+    level: &str,
+) -> Option<&'m serde_json::Value> {
     let diagnostic = &message["message"];
-    if message["reason"] != "compiler-message" || diagnostic["level"] != "warning" {
-        return None;
-    }
-    let span = diagnostic["spans"]
-        .as_array()?
-        .iter()
-        .find(|span| span["is_primary"] == true)?;
+    (message["reason"] == "compiler-message" && diagnostic["level"] == level)
+        .then_some(diagnostic)
+}
+
+/// The warning a message carries, if any, where its main span is.
+fn warning(message: &serde_json::Value) -> Option<Warning> {
+    let diagnostic = diagnostic(message, "warning")?;
+    let spans = diagnostic["spans"].as_array()?;
+    let span = spans.iter().find(|span| span["is_primary"] == true)?;
     Some(Warning {
         file: span["file_name"].as_str()?.to_owned(),
         line: usize::try_from(span["line_start"].as_u64()?).ok()?,
@@ -277,17 +281,12 @@ fn warning(message: &serde_json::Value) -> Option<Warning> {
     })
 }
 
-/// The error a `compiler-message` message carries, if it is an error.
+/// The error a message carries, if any, and its package's folder.
 fn compile_error(message: &serde_json::Value) -> Option<CompileError> {
-    let diagnostic = &message["message"];
-    if message["reason"] != "compiler-message" || diagnostic["level"] != "error" {
-        return None;
-    }
+    let diagnostic = diagnostic(message, "error")?;
+    let manifest = message["manifest_path"].as_str().map(Path::new);
     Some(CompileError {
-        package_dir: message["manifest_path"]
-            .as_str()
-            .and_then(|manifest| Path::new(manifest).parent())
-            .map(Path::to_path_buf),
+        package_dir: manifest.and_then(Path::parent).map(Path::to_path_buf),
         message: diagnostic["rendered"]
             .as_str()
             .unwrap_or_default()
@@ -300,25 +299,19 @@ fn compile_error(message: &serde_json::Value) -> Option<CompileError> {
 /// as `cargo run -p stepNN --example NAME` runs them), and the traced
 /// scenes of the tests' package (`tests/examples/trace_scenes.rs`).
 fn examples_the_tests_run(root: &Path, package: &str) -> Vec<String> {
-    let mut examples = vec!["trace_scenes".to_owned()];
-    let number = package.trim_start_matches("step");
+    let prefix = format!("{package}-");
     let folders = fs::read_dir(root).into_iter().flatten().flatten();
-    for folder in folders.filter(|entry| {
-        entry
-            .file_name()
-            .to_string_lossy()
-            .starts_with(&format!("step{number}-"))
-    }) {
-        let found = fs::read_dir(folder.path().join("examples"));
-        for entry in found.into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.extension().is_some_and(|ext| ext == "rs") {
-                if let Some(stem) = path.file_stem() {
-                    examples.push(stem.to_string_lossy().into_owned());
-                }
-            }
-        }
-    }
+    let step = folders
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with(&prefix));
+    let files = step.flat_map(|folder| fs::read_dir(folder.path().join("examples")));
+    let mut examples: Vec<String> = files
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .filter_map(|path| Some(path.file_stem()?.to_string_lossy().into_owned()))
+        .chain(["trace_scenes".to_owned()])
+        .collect();
     examples.sort();
     examples.dedup();
     examples
