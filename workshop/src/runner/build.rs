@@ -1,8 +1,7 @@
-//! Building a step's tests: Cargo builds the test executables and names
-//! them (`cargo test --no-run --message-format=json`), then the programs and
-//! examples those tests run. What Cargo says is read as it comes: the
-//! executables, the compiler's warnings, and the first compile error, which
-//! `check` shows instead of running anything.
+//! Building a step's tests (`cargo test --no-run --message-format=json`
+//! names the executables), then the programs and examples they run. What
+//! Cargo says is read as it comes: the executables, the compiler's
+//! warnings, and the first compile error.
 
 use std::collections::VecDeque;
 use std::fs;
@@ -86,16 +85,11 @@ pub fn build_tests(
 }
 
 /// Builds what step `package`'s tests run besides themselves, its program
-/// and its examples, as the tests build them (`crate::PROGRAM_BUILD_ARGS`,
-/// `crate::example_build_args`), and returns the folder where they wait
-/// for the tests under names of their own (`crate::PREBUILT_PROGRAMS`).
-///
-/// Built before any test starts: a test that called Cargo itself waited,
-/// inside its own deadline, while another Cargo (rust-analyzer's, a second
-/// terminal's) held the build folder, until the deadline blamed a right
-/// function. Hard links of their own, as another check's build could
-/// replace Cargo's meanwhile. The examples are named, not `--examples`,
-/// which also built the benchmarks' example and with it tokio and divan.
+/// and its examples (`crate::example_build_args`), and returns the folder
+/// where they wait for the tests (`crate::PREBUILT_PROGRAMS`): a test that
+/// called Cargo itself waited, inside its deadline, for another Cargo that
+/// held the build folder. The examples are named: `--examples` also built
+/// the benchmarks' example, and with it tokio and divan.
 pub fn build_programs(
     cargo: &Cargo,
     package: &str,

@@ -14,8 +14,7 @@ pub const HUNG_AFTER: Duration = Duration::from_secs(10);
 /// its own guard fails it (`crate::PATIENCE_VAR`).
 pub const PATIENCE: Duration = Duration::from_secs(12);
 
-/// How long one test may run: far longer than any correct test needs,
-/// even with both cores busy.
+/// How long one test may run: far longer than any correct test needs.
 pub const TEST_DEADLINE: Duration = Duration::from_secs(25);
 
 /// How long a rerun test may take: with the authors' function back, a test
@@ -40,8 +39,7 @@ pub const HURRIED: Duration = Duration::from_secs(3);
 pub const TICK: Duration = Duration::from_secs(10);
 
 /// How many tests run at once: most of a step's tests wait rather than
-/// compute, so four on two cores end a passing step 4 in 9 s instead of
-/// 17, and every test holds with both cores busy.
+/// compute, so four on two cores end a passing step 4 in 9 s, not 17.
 pub const AT_ONCE: usize = 4;
 
 /// How many run at once once hurried: each runs `HURRIED` at most, only
@@ -58,8 +56,7 @@ pub const ENOUGH_HANGS: usize = 2;
 pub const RERUNS_AT_ONCE: usize = 8;
 
 /// The heap a test process (and any demo it starts) may use: far more
-/// than any test needs. The tests running at once are bounded together
-/// apart (`TOGETHER_GIB`).
+/// than any test needs (the tests together: `TOGETHER_GIB`).
 pub const MEMORY_LIMIT_GIB: u64 = 1;
 
 // In seconds: `Duration`'s comparisons are not `const`.

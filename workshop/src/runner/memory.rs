@@ -9,9 +9,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// The memory the tests running at once hold together, at most: `STOP_AT`,
 /// and room for what they allocate between two looks and for what a
-/// stopped test holds while it is given back. Six tests allocating as fast
-/// as they can held 1.3 GiB together at most, on 2 cores
-/// (`six_runaway_tests_at_once_stay_under_the_stated_total`).
+/// stopped test holds while it is given back (six runaway tests held 1.3
+/// GiB together at most: `six_runaway_tests_at_once_stay_under_the_stated_total`).
 pub const TOGETHER_GIB: u64 = 2;
 
 /// The groups the watcher stopped, each with what to tell about it.

@@ -24,7 +24,7 @@ enum Started {
 static STARTED: Mutex<Vec<Started>> = Mutex::new(Vec::new());
 
 /// Set, with `STARTED` held, once `check` ends everything to exit: a test
-/// a worker started after that would outlive it.
+/// started after that would outlive it.
 static ENDING: AtomicBool = AtomicBool::new(false);
 
 fn started() -> MutexGuard<'static, Vec<Started>> {
@@ -126,7 +126,7 @@ fn signal_groups(groups: &[u32], signal: Signal) {
 /// The tests running now, stopped (SIGSTOP) while the probe asks about
 /// those that seem stuck, so that its build and reruns have the processor
 /// (beside tests that spin, they waited 5 to 8 s for it); they go on when
-/// this is dropped, or after `at_most`, so one only slow still ends in time.
+/// this is dropped, or after `at_most`.
 #[derive(Debug)]
 #[must_use = "the tests go on once it is dropped"]
 pub struct Paused {
