@@ -23,8 +23,6 @@ mod programs;
 mod schedule;
 mod verdict;
 
-#[cfg(test)]
-mod tests;
 
 pub use build::{
     Built, CompileError, TestBinary, Warning, build_programs, build_tests,
@@ -179,3 +177,6 @@ fn as_cargo_reads_it(dir: &Path, here: &Path) -> PathBuf {
         here.join(dir)
     }
 }
+
+#[cfg(test)]
+mod tests;
