@@ -1,15 +1,10 @@
-//! How a whole step folder differs from the authors' version: for `reset`
-//! (which puts every file back), `diff` (which shows how), `status` and
-//! `check` (which name what changed outside the functions a participant
-//! writes before blaming one of them).
-//!
-//! A chapter's exercises change files beside the track (`main.rs`, a
-//! `drop` in `sleep.rs`), and a participant may delete or add a file: all
-//! of it counts, not only the marked functions. What an editor does on its
-//! own counts for less: spacing, a byte order mark and a `use` line that
-//! rust-analyzer adds, a backup file beside the source (`lib.rs~`,
-//! `lib_old.rs`) cannot make a test fail, so they never stop `check` from
-//! blaming a function.
+//! How a whole step folder differs from the authors' version, for `reset`,
+//! `diff`, `status`, and `check` (which names what changed outside the
+//! functions a participant writes before blaming one of them). An exercise
+//! may change files beside the track, and all of it counts; what an editor
+//! does on its own (spacing, a byte order mark, a `use` line rust-analyzer
+//! adds, a backup like `lib.rs~`) cannot make a test fail, so it never stops
+//! `check` from blaming a function.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -32,14 +27,13 @@ pub struct FileChange {
 pub enum What {
     /// The authors' file, changed.
     Changed {
-        /// The marked functions that are neither the authors' nor the
-        /// blank `start` wrote: the participant's, finished or not, notes
-        /// around a blank body included.
+        /// The marked functions that are neither the authors' nor the blank
+        /// `start` wrote: the participant's, notes around a blank included.
         written: Vec<String>,
         /// How the lines outside the marked functions differ.
         outside: Outside,
     },
-    /// Only line endings differ: some lines end otherwise than most.
+    /// Only line endings differ.
     LineEndings,
     /// The authors' file is gone.
     Deleted,
@@ -51,8 +45,8 @@ pub enum What {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Outside {
     Same,
-    /// In spacing only: blank lines, indentation, a byte order mark.
-    /// Nobody's work, and nothing a test could fail on.
+    /// In spacing only (blank lines, indentation, a byte order mark):
+    /// nobody's work, and nothing a test could fail on.
     Spacing,
     /// In comments or `use` lines only (an editor's auto-import): the
     /// participant's, but nothing a test could fail on.
@@ -62,9 +56,7 @@ pub enum Outside {
 }
 
 impl FileChange {
-    /// Whether putting the file back throws away something someone wrote:
-    /// blanks are what `start` made, and a deleted file, line endings or
-    /// spacing hold nothing of theirs.
+    /// Whether putting the file back throws away something someone wrote.
     pub fn is_work(&self) -> bool {
         match &self.what {
             What::Changed { written, outside } => {
@@ -89,10 +81,8 @@ impl FileChange {
     }
 
     /// Whether a failing test may come from it rather than from a marked
-    /// function: code changed outside them, a file deleted, or a file
-    /// added that Cargo builds without being told (`build.rs`, a program
-    /// in `src/bin/`, an example, a test). An added file no `mod` line
-    /// names (`lib_old.rs`, an editor's `lib.rs~`) is never compiled.
+    /// function: code changed outside them, a file deleted, or a file added
+    /// that Cargo builds without a `mod` line naming it.
     pub fn may_fail_tests(&self) -> bool {
         match &self.what {
             What::Changed { outside, .. } => matches!(outside, Outside::Code(_)),
@@ -143,15 +133,11 @@ impl FileChange {
 /// Whether Cargo compiles `file`, a path in a step folder, with no `mod`
 /// line naming it.
 fn cargo_builds_alone(file: &str) -> bool {
-    let rust = Path::new(file).extension().is_some_and(|ext| ext == "rs");
-    file == "build.rs"
-        || file == "Cargo.toml"
-        || (rust
-            && ["src/bin/", "examples/", "tests/", "benches/"]
-                .iter()
-                .any(|folder| file.starts_with(folder)))
-        || file == "src/main.rs"
-        || file == "src/lib.rs"
+    let in_own_folder = ["src/bin/", "examples/", "tests/", "benches/"]
+        .iter()
+        .any(|folder| file.starts_with(folder));
+    ["build.rs", "Cargo.toml", "src/main.rs", "src/lib.rs"].contains(&file)
+        || (in_own_folder && track::is_rust(file))
 }
 
 /// `line 12`, `lines 12 and 40`, `lines 3, 7, 9 and 4 more`.
@@ -166,8 +152,7 @@ fn line_numbers(lines: &[usize]) -> String {
 }
 
 /// Every file of the step folder that differs from the authors' version,
-/// in path order. A file whose endings are all CRLF (or all LF) is as the
-/// authors wrote it when its text is.
+/// in path order. A file all CRLF (or all LF) is the authors' if its text is.
 pub fn changes(step: &Step) -> Vec<FileChange> {
     let now = authors::step_files(&step.dir());
     let mut found = Vec::new();
@@ -250,8 +235,7 @@ fn spacing_aside(text: &str) -> String {
     track::without_spaces(text.trim_start_matches('\u{feff}'))
 }
 
-/// The tokens of `code` that the compiler runs, without its `use` items:
-/// what an import an editor added, a comment or spacing leave as it was.
+/// The tokens of `code` that the compiler runs, without its `use` items.
 fn code_but_imports(code: &str) -> Vec<&str> {
     let mut kept = Vec::new();
     let mut in_use = false;
@@ -297,22 +281,10 @@ fn differing_lines(before: &str, after: &str, marks: &[Marked]) -> Vec<usize> {
     lines.into_iter().map(|line| line + 1).collect()
 }
 
-/// The changes outside the functions a participant writes, more than
-/// spacing, one line each (`step01-while-loop/src/main.rs: lines …`).
-pub fn outside_track(step: &Step) -> Vec<String> {
-    changes(step)
-        .iter()
-        .filter(|change| change.is_outside_track())
-        .map(|change| {
-            format!("{}/{}: {}", step.folder, change.file, change.describe())
-        })
-        .collect()
-}
-
 /// What `check` says before blaming any function, when files or lines
-/// outside them differ from the authors' version in a way that may make
-/// a test fail; `None` when none do. It names the lines, and offers a
-/// `reset` only of a file that holds none of the participant's functions.
+/// outside them differ in a way that may make a test fail; `None` when none
+/// do. It offers a `reset` only of a file with none of the participant's
+/// functions.
 pub fn before_blaming(step: &Step) -> Option<String> {
     let n = step.number;
     let mut named = String::new();
@@ -347,8 +319,8 @@ pub fn before_blaming(step: &Step) -> Option<String> {
     ))
 }
 
-/// How to put back one change that may make a test fail, without losing
-/// a function the participant wrote.
+/// How to put back one change without losing a function the participant
+/// wrote.
 fn what_to_do(n: u32, change: &FileChange) -> String {
     let file = &change.file;
     match &change.what {
@@ -368,8 +340,7 @@ fn what_to_do(n: u32, change: &FileChange) -> String {
 }
 
 /// Each changed file of the step folder (or of `only`) and what changed in
-/// it, a line each, without the text: for a participant who wants to know
-/// where they differ without reading the authors' bodies.
+/// it, a line each, without the authors' text.
 pub fn changed_files(step: &Step, only: &[String]) -> Vec<String> {
     changes(step)
         .iter()
@@ -412,9 +383,8 @@ pub fn diff(step: &Step, only: &[String]) -> String {
     out
 }
 
-/// Removes `file` of the step, and the folders it leaves empty in it. A
-/// symbolic link is removed, never what it points to, and nothing outside
-/// the step folder is touched.
+/// Removes `file` of the step, and the folders it leaves empty in it; a
+/// symbolic link, never what it points to.
 pub fn remove_added(step: &Step, file: &str) -> Result<(), String> {
     let path = step.dir().join(file);
     let shown = |err: std::io::Error| format!("{}: {err}", path.display());
@@ -446,10 +416,9 @@ pub fn remove_added(step: &Step, file: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Refuses `path` when the folder that holds it is not inside the step
-/// folder once links are followed (a linked folder on the way to it).
+/// Refuses `path` when the nearest folder of it that is there is not
+/// inside the step folder once links are followed.
 pub fn inside_the_step(step: &Step, path: &Path) -> Result<(), String> {
-    // The nearest folder that is there: one not made yet is made in it.
     let Some(real) = path
         .ancestors()
         .skip(1)
