@@ -6,6 +6,7 @@
 //! adds, a backup like `lib.rs~`) cannot make a test fail, so it never stops
 //! `check` from blaming a function.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
@@ -59,12 +60,11 @@ impl FileChange {
     /// Whether putting the file back throws away something someone wrote.
     pub fn is_work(&self) -> bool {
         match &self.what {
-            What::Changed { written, outside } => {
-                !written.is_empty()
-                    || matches!(outside, Outside::Notes | Outside::Code(_))
+            What::Changed { written, .. } => {
+                !written.is_empty() || self.is_outside_track()
             }
-            What::Added => true,
-            What::LineEndings | What::Deleted => false,
+            What::Deleted => false,
+            _ => self.is_outside_track(),
         }
     }
 
@@ -155,33 +155,28 @@ fn line_numbers(lines: &[usize]) -> String {
 /// in path order. A file all CRLF (or all LF) is the authors' if its text is.
 pub fn changes(step: &Step) -> Vec<FileChange> {
     let now = authors::step_files(&step.dir());
+    let all: BTreeSet<&String> = now.iter().chain(step.authors.keys()).collect();
     let mut found = Vec::new();
-    for (file, theirs) in &step.authors {
-        let what = if now.contains(file) {
-            let text = step.read(file);
-            if text == with_ending(theirs, usual_ending(&text)) {
-                continue;
+    for file in all {
+        let what = match step.authors.get(file) {
+            None => What::Added,
+            Some(_) if !now.contains(file) => What::Deleted,
+            Some(theirs) => {
+                let text = step.read(file);
+                if text == with_ending(theirs, usual_ending(&text)) {
+                    continue;
+                }
+                let lf = to_lf(&text);
+                if lf == *theirs {
+                    What::LineEndings
+                } else {
+                    changed(file, theirs, &lf)
+                }
             }
-            if to_lf(&text) == *theirs {
-                What::LineEndings
-            } else {
-                changed(file, theirs, &to_lf(&text))
-            }
-        } else {
-            What::Deleted
         };
-        found.push(FileChange {
-            file: file.clone(),
-            what,
-        });
+        let file = file.clone();
+        found.push(FileChange { file, what });
     }
-    for file in now.iter().filter(|file| !step.authors.contains_key(*file)) {
-        found.push(FileChange {
-            file: file.clone(),
-            what: What::Added,
-        });
-    }
-    found.sort_by(|a, b| a.file.cmp(&b.file));
     found
 }
 

@@ -49,12 +49,12 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
             .iter()
             .map(|file| format!("{}/{file}", step.folder))
             .collect();
-        println!(
-            "{} {} as the authors wrote {}.",
-            named.join(", "),
-            if named.len() == 1 { "is" } else { "are" },
-            if named.len() == 1 { "it" } else { "them" },
-        );
+        let (is, it) = if named.len() == 1 {
+            ("is", "it")
+        } else {
+            ("are", "them")
+        };
+        println!("{} {is} as the authors wrote {it}.", named.join(", "));
     }
     Ok(ExitCode::SUCCESS)
 }
