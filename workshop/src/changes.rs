@@ -334,44 +334,35 @@ fn what_to_do(n: u32, change: &FileChange) -> String {
     }
 }
 
-/// Each changed file of the step folder (or of `only`) and what changed in
-/// it, a line each, without the authors' text.
-pub fn changed_files(step: &Step, only: &[String]) -> Vec<String> {
-    changes(step)
-        .iter()
-        .filter(|change| only.is_empty() || only.contains(&change.file))
-        .map(|change| {
-            format!("{}/{}: {}", step.folder, change.file, change.describe())
-        })
-        .collect()
-}
-
-/// A unified diff of every change in the step folder, from the authors'
-/// version to the files as they are.
-pub fn diff(step: &Step, only: &[String]) -> String {
+/// How the step folder (or the files `only`) differs from the authors'
+/// version: a unified diff per file, or with `names_only`, a line per file
+/// saying what changed, without the authors' text.
+pub fn diff(step: &Step, only: &[String], names_only: bool) -> String {
     let mut out = String::new();
     for change in changes(step)
         .iter()
         .filter(|change| only.is_empty() || only.contains(&change.file))
     {
         let path = format!("{}/{}", step.folder, change.file);
-        let before = step.authors.get(&change.file).cloned().unwrap_or_default();
-        let after = to_lf(&step.read(&change.file));
+        if names_only {
+            let _ = writeln!(out, "{path}: {}", change.describe());
+            continue;
+        }
         if change.what == What::LineEndings {
             let _ = writeln!(out, "{path}: line endings only (CRLF and LF mixed)");
             continue;
         }
+        let before = step.authors.get(&change.file).cloned().unwrap_or_default();
+        let after = to_lf(&step.read(&change.file));
+        let now = if change.what == What::Deleted {
+            format!("{path} (deleted)")
+        } else {
+            path.clone()
+        };
         let shown = TextDiff::from_lines(&before, &after)
             .unified_diff()
             .context_radius(3)
-            .header(
-                &format!("the authors' {path}"),
-                &if change.what == What::Deleted {
-                    format!("{path} (deleted)")
-                } else {
-                    path.clone()
-                },
-            )
+            .header(&format!("the authors' {path}"), &now)
             .to_string();
         out.push_str(&shown);
     }
@@ -382,25 +373,8 @@ pub fn diff(step: &Step, only: &[String]) -> String {
 /// symbolic link, never what it points to.
 pub fn remove_added(step: &Step, file: &str) -> Result<(), String> {
     let path = step.dir().join(file);
-    let shown = |err: std::io::Error| format!("{}: {err}", path.display());
     inside_the_step(step, &path)?;
-    let link = fs::symlink_metadata(&path).map_err(shown)?;
-    if link.is_dir() {
-        return Err(format!(
-            "{} is a folder, not a file: `reset` removes files only",
-            path.display()
-        ));
-    }
-    // A link to a folder is a file on Unix, a folder on Windows.
-    fs::remove_file(&path)
-        .or_else(|err| {
-            if link.file_type().is_symlink() {
-                fs::remove_dir(&path)
-            } else {
-                Err(err)
-            }
-        })
-        .map_err(shown)?;
+    remove_file_or_link(&path)?;
     let mut dir = path.parent();
     while let Some(folder) = dir {
         if folder == step.dir() || fs::remove_dir(folder).is_err() {
@@ -409,6 +383,21 @@ pub fn remove_added(step: &Step, file: &str) -> Result<(), String> {
         dir = folder.parent();
     }
     Ok(())
+}
+
+/// Removes the file or the symbolic link at `path`, never what a link
+/// points to (a link to a folder is a file on Unix, a folder on Windows).
+pub fn remove_file_or_link(path: &Path) -> Result<(), String> {
+    let is_link = fs::symlink_metadata(path).is_ok_and(|link| link.is_symlink());
+    fs::remove_file(path)
+        .or_else(|err| {
+            if is_link {
+                fs::remove_dir(path)
+            } else {
+                Err(err)
+            }
+        })
+        .map_err(|err| format!("{}: {err}", path.display()))
 }
 
 /// Refuses `path` when the nearest folder of it that is there is not

@@ -3,6 +3,7 @@
 //! where each marked function of a step stands, read from the files each
 //! time by comparing them with the authors' stored copy, line endings aside.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -38,28 +39,23 @@ pub fn find_root(from: &Path) -> Result<PathBuf, String> {
     ))
 }
 
-/// `(number, folder)` of every step: each workspace member whose package
-/// is named `stepNN`, in order.
+/// `(number, folder)` of every step: each folder in the workspace's
+/// `members = [...]` whose package is named `stepNN`, in order.
 pub fn step_folders(root: &Path) -> Vec<(u32, String)> {
     let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
-    let mut found: Vec<(u32, String)> = workspace_members(&manifest)
-        .into_iter()
-        .filter_map(|folder| Some((step_package(&root.join(&folder))?, folder)))
+    let members = manifest
+        .split_once("members = [")
+        .map_or("", |(_, list)| list.split(']').next().unwrap_or_default());
+    let mut found: Vec<(u32, String)> = members
+        .split(',')
+        .map(|item| item.trim().trim_matches('"'))
+        .filter(|folder| !folder.is_empty())
+        .filter_map(|folder| {
+            Some((step_package(&root.join(folder))?, folder.to_owned()))
+        })
         .collect();
     found.sort();
     found
-}
-
-/// The folders in the `members = [...]` list of a workspace manifest.
-fn workspace_members(manifest: &str) -> Vec<String> {
-    let Some((_, list)) = manifest.split_once("members = [") else {
-        return Vec::new();
-    };
-    let list = list.split(']').next().unwrap_or_default();
-    list.split(',')
-        .map(|item| item.trim().trim_matches('"').to_owned())
-        .filter(|item| !item.is_empty())
-        .collect()
 }
 
 /// `NN` if the package in `folder` is named `stepNN`.
@@ -349,11 +345,8 @@ impl Step {
     }
 
     /// The files holding marked functions, relative to the step folder.
-    pub fn track_files(marked: &[Marked]) -> Vec<String> {
-        let mut files: Vec<String> = marked.iter().map(|m| m.file.clone()).collect();
-        files.sort();
-        files.dedup();
-        files
+    pub fn track_files(marked: &[Marked]) -> BTreeSet<String> {
+        marked.iter().map(|m| m.file.clone()).collect()
     }
 }
 

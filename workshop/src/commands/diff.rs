@@ -33,13 +33,7 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
             step.folder, step.folder
         ));
     }
-    let shown = if words.has("--names") {
-        changes::changed_files(&step, &files)
-            .iter()
-            .fold(String::new(), |shown, line| shown + line + "\n")
-    } else {
-        changes::diff(&step, &files)
-    };
+    let shown = changes::diff(&step, &files, words.has("--names"));
     if !shown.is_empty() {
         print!("{shown}");
     } else if files.is_empty() {

@@ -113,10 +113,8 @@ pub fn write(path: &Path, text: &str) -> Result<(), String> {
 pub fn write_in_step(step: &Step, file: &str, text: &str) -> Result<(), String> {
     let path = step.dir().join(file);
     crate::changes::inside_the_step(step, &path)?;
-    if fs::symlink_metadata(&path).is_ok_and(|link| link.file_type().is_symlink()) {
-        fs::remove_file(&path)
-            .or_else(|_| fs::remove_dir(&path))
-            .map_err(|err| format!("{}: {err}", path.display()))?;
+    if fs::symlink_metadata(&path).is_ok_and(|link| link.is_symlink()) {
+        crate::changes::remove_file_or_link(&path)?;
     }
     write(&path, text)
 }
