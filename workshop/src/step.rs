@@ -58,6 +58,33 @@ pub fn step_folders(root: &Path) -> Vec<(u32, String)> {
     found
 }
 
+/// The number and the folder of step `n` (`3`, or `step3`).
+pub fn find_folder(root: &Path, n: &str) -> Result<(u32, String), String> {
+    let folders = step_folders(root);
+    let range = match (folders.first(), folders.last()) {
+        (Some(first), Some(last)) => format!("{} to {}", first.0, last.0),
+        _ => "none".to_owned(),
+    };
+    let number: u32 = n
+        .trim_start_matches("step")
+        .parse()
+        .map_err(|_| format!("`{n}` is not a step number: the steps are {range}"))?;
+    let matching: Vec<&str> = folders
+        .iter()
+        .filter(|(k, _)| *k == number)
+        .map(|(_, folder)| folder.as_str())
+        .collect();
+    match matching[..] {
+        [folder] => Ok((number, folder.to_owned())),
+        [] => Err(format!("there is no step {number}: the steps are {range}")),
+        _ => Err(format!(
+            "step {number} is more than one workspace member: {}; keep one of \
+             them in Cargo.toml's `members`",
+            matching.join(", ")
+        )),
+    }
+}
+
 /// `NN` if the package in `folder` is named `stepNN`.
 fn step_package(folder: &Path) -> Option<u32> {
     let manifest = fs::read_to_string(folder.join("Cargo.toml")).ok()?;
@@ -65,15 +92,6 @@ fn step_package(folder: &Path) -> Option<u32> {
         .lines()
         .find_map(|line| line.trim().strip_prefix("name = \"step"))?;
     name.strip_suffix('"')?.parse().ok()
-}
-
-/// Where the authors' version of a step's files comes from.
-#[derive(Debug, Clone)]
-pub enum Authors {
-    /// The stored copy in `tests/authors/`, as the authors committed it.
-    Stored,
-    /// The files of this workshop folder as they are (`cargo xtask`'s).
-    Files(PathBuf),
 }
 
 /// One step of the workshop, as `cargo workshop` sees it.
@@ -116,50 +134,11 @@ impl Stage {
 impl Step {
     /// Step `n` of the workshop at `root`, with the authors' stored version.
     pub fn find(root: &Path, n: &str) -> Result<Step, String> {
-        Self::find_with(root, n, &Authors::Stored)
-    }
-
-    pub fn find_with(
-        root: &Path,
-        n: &str,
-        authors: &Authors,
-    ) -> Result<Step, String> {
-        let folders = step_folders(root);
-        let range = match (folders.first(), folders.last()) {
-            (Some(first), Some(last)) => format!("{} to {}", first.0, last.0),
-            _ => "none".to_owned(),
-        };
-        let number: u32 = n.trim_start_matches("step").parse().map_err(|_| {
-            format!("`{n}` is not a step number: the steps are {range}")
-        })?;
-        let matching: Vec<&str> = folders
-            .iter()
-            .filter(|(k, _)| *k == number)
-            .map(|(_, folder)| folder.as_str())
-            .collect();
-        let folder = match matching[..] {
-            [folder] => folder.to_owned(),
-            [] => {
-                return Err(format!(
-                    "there is no step {number}: the steps are {range}"
-                ));
-            }
-            _ => {
-                return Err(format!(
-                    "step {number} is more than one workspace member: {}; keep \
-                     one of them in Cargo.toml's `members`",
-                    matching.join(", ")
-                ));
-            }
-        };
-        let authors = match authors {
-            Authors::Stored => authors::read_stored(root, &folder)?,
-            Authors::Files(original) => {
-                authors::read_folder(&original.join(&folder))?
-            }
-        };
+        let (number, folder) = find_folder(root, n)?;
+        let authors = authors::read_stored(root, &folder)?;
+        let root = root.to_path_buf();
         Ok(Step {
-            root: root.to_path_buf(),
+            root,
             number,
             folder,
             authors,

@@ -70,8 +70,9 @@ pub fn start(step: &Step, force: bool) -> Result<String, String> {
             .copied()
             .filter(|m| m.file == file)
             .collect();
-        let text = track::blanked(&step.read_text(&file)?, &in_file);
-        same_functions_after(step, &file, &text)?;
+        let now = step.read_text(&file)?;
+        let text = track::blanked(&now, &in_file);
+        same_functions_after(step, &file, &now, &text)?;
         blanked.push((file, text));
     }
     for (file, text) in blanked {
@@ -99,16 +100,17 @@ pub fn start(step: &Step, force: bool) -> Result<String, String> {
 /// Refuses, before any file is written, a blanked `text` of `file` in
 /// which the step's functions are not all found again: `start` never cuts
 /// a file, whatever it was given.
-fn same_functions_after(step: &Step, file: &str, text: &str) -> Result<(), String> {
-    let before: Vec<String> = track::markers_in(file, &step.read_text(file)?)?
-        .into_iter()
-        .map(|marked| marked.function)
-        .collect();
-    let after: Vec<String> = track::markers_in(file, text)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|marked| marked.function)
-        .collect();
+fn same_functions_after(
+    step: &Step,
+    file: &str,
+    now: &str,
+    blanked: &str,
+) -> Result<(), String> {
+    let functions = |text| -> Vec<String> {
+        let found = track::markers_in(file, text).unwrap_or_default();
+        found.into_iter().map(|marked| marked.function).collect()
+    };
+    let (before, after) = (functions(now), functions(blanked));
     if before == after {
         return Ok(());
     }
