@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::authors::{self, Files, to_lf, usual_ending, with_ending};
-use crate::track::{self, Marked};
+use crate::track::{self, Marked, Problem};
 
 /// The workshop's root: the nearest folder, from `from` upward, whose
 /// `Cargo.toml` is a workspace with the package `workshop` in `workshop/`.
@@ -228,12 +228,14 @@ impl Step {
         }
         let mut found = Vec::new();
         for file in Self::track_files(&authors) {
-            let text = self.read_text(&file)?;
-            if let Some(unpaired) = track::unbalanced(&file, &text) {
-                return Err(format!("{}/{unpaired}", self.folder));
+            match track::scan(&file, &self.read_text(&file)?) {
+                Ok(in_file) => found.extend(in_file),
+                Err(Problem::Unbalanced(said)) => {
+                    return Err(format!("{}/{said}", self.folder));
+                }
+                // A marker so mangled it no longer parses is as good as gone.
+                Err(Problem::Marker(_)) => {}
             }
-            // A marker so mangled it no longer parses is as good as gone.
-            found.extend(track::markers_in(&file, &text).unwrap_or_default());
         }
         if let Some(theirs) = authors.iter().find(|theirs| {
             !found

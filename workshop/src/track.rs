@@ -110,7 +110,7 @@ fn parse_marker(file: &str, line: &str) -> Option<Result<Marked, String>> {
 }
 
 /// What keeps `cargo workshop` from finding the marked functions of a file.
-enum Problem {
+pub(crate) enum Problem {
     /// A marker line that does not parse, or stands above no function.
     Marker(String),
     /// A marked function whose braces do not pair up (a half-typed body):
@@ -125,16 +125,9 @@ pub fn markers_in(file: &str, text: &str) -> Result<Vec<Marked>, String> {
     })
 }
 
-/// What to say when a marked function of `text` has braces that do not
-/// pair up, naming it; `None` when each one ends where it should.
-pub fn unbalanced(file: &str, text: &str) -> Option<String> {
-    match scan(file, text) {
-        Err(Problem::Unbalanced(said)) => Some(said),
-        _ => None,
-    }
-}
-
-fn scan(file: &str, text: &str) -> Result<Vec<Marked>, Problem> {
+/// The marked functions in one file's text, or what keeps them from being
+/// found.
+pub(crate) fn scan(file: &str, text: &str) -> Result<Vec<Marked>, Problem> {
     let tokens = tokens::tokens(text);
     let mut found = Vec::new();
     let mut start = 0;

@@ -2,6 +2,15 @@
 
 use super::*;
 
+/// What to say when a marked function of `text` has braces that do not
+/// pair up; `None` when each one ends where it should.
+fn unbalanced(file: &str, text: &str) -> Option<String> {
+    match scan(file, text) {
+        Err(Problem::Unbalanced(said)) => Some(said),
+        _ => None,
+    }
+}
+
 const FILE: &str = "impl<T> Thing<T> {\n    \
     // BUILD 1/1: chapter 3, \"The code\"; test step03_a::b\n    \
     /// Docs with a } brace.\n    \
