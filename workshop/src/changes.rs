@@ -92,40 +92,40 @@ impl FileChange {
         }
     }
 
+    /// What changed, in a few words ("your `push` and line 12 outside the
+    /// marked functions").
     pub fn describe(&self) -> String {
-        match &self.what {
-            What::Changed { written, outside } => {
-                let mut parts = Vec::new();
-                if !written.is_empty() {
-                    parts.push(format!("your {}", written.join(", ")));
-                }
-                match outside {
-                    Outside::Same => {}
-                    Outside::Spacing if parts.is_empty() => {
-                        parts
-                            .push("spacing outside the marked functions".to_owned());
-                    }
-                    Outside::Spacing => {
-                        parts.push("spacing outside them".to_owned());
-                    }
-                    Outside::Notes => parts.push(
-                        "comments or `use` lines outside the marked functions"
-                            .to_owned(),
-                    ),
-                    Outside::Code(lines) => parts.push(format!(
-                        "{} outside the marked functions",
-                        line_numbers(lines)
-                    )),
-                }
-                if parts.is_empty() {
-                    "blanked functions".to_owned()
-                } else {
-                    parts.join(" and ")
-                }
+        let What::Changed { written, outside } = &self.what else {
+            let what = match self.what {
+                What::LineEndings => "line endings only",
+                What::Deleted => "deleted",
+                _ => "a file the authors do not have",
+            };
+            return what.to_owned();
+        };
+        let yours =
+            (!written.is_empty()).then(|| format!("your {}", written.join(", ")));
+        let beside = match outside {
+            Outside::Same => None,
+            Outside::Spacing if yours.is_some() => {
+                Some("spacing outside them".to_owned())
             }
-            What::LineEndings => "line endings only".to_owned(),
-            What::Deleted => "deleted".to_owned(),
-            What::Added => "a file the authors do not have".to_owned(),
+            Outside::Spacing => {
+                Some("spacing outside the marked functions".to_owned())
+            }
+            Outside::Notes => Some(
+                "comments or `use` lines outside the marked functions".to_owned(),
+            ),
+            Outside::Code(lines) => Some(format!(
+                "{} outside the marked functions",
+                line_numbers(lines)
+            )),
+        };
+        let parts: Vec<String> = yours.into_iter().chain(beside).collect();
+        if parts.is_empty() {
+            "blanked functions".to_owned()
+        } else {
+            parts.join(" and ")
         }
     }
 }
