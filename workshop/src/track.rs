@@ -61,12 +61,15 @@ impl Marked {
         self.line + 1 + signature[..fn_offset(text, self)].matches('\n').count()
     }
 
-    /// The call that stands in for the body while the participant writes it.
+    /// The call that stands in for the body while the participant writes it:
+    /// one string literal, escaped, whatever the marker's section holds, so
+    /// that a blanked file always holds the same functions.
     pub fn todo_call(&self) -> String {
-        format!(
-            "todo!(\"write `{}`: see chapter {}, section \\\"{}\\\"\")",
+        let says = format!(
+            "write `{}`: see chapter {}, section \"{}\"",
             self.function, self.chapter, self.section
-        )
+        );
+        format!("todo!({says:?})")
     }
 
     /// What a test's panic message says while this function is blank.

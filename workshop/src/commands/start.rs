@@ -63,19 +63,13 @@ pub fn start(step: &Step, force: bool) -> Result<String, String> {
              reset {n}` and then `start {n}`"
         ));
     }
-    let mut blanked = Vec::new();
     for file in Step::track_files(&step.track()?) {
         let in_file: Vec<&Marked> = to_blank
             .iter()
             .copied()
             .filter(|m| m.file == file)
             .collect();
-        let now = step.read_text(&file)?;
-        let text = track::blanked(&now, &in_file);
-        same_functions_after(step, &file, &now, &text)?;
-        blanked.push((file, text));
-    }
-    for (file, text) in blanked {
+        let text = track::blanked(&step.read_text(&file)?, &in_file);
         write_in_step(step, &file, &text)?;
     }
     let _ = fs::remove_dir_all(step.state()); // an old "passed" no longer holds
@@ -95,35 +89,6 @@ pub fn start(step: &Step, force: bool) -> Result<String, String> {
          `cargo workshop diff {n}`\nshows where yours differ from the authors'."
     );
     Ok(out)
-}
-
-/// Refuses, before any file is written, a blanked `text` of `file` in
-/// which the step's functions are not all found again: `start` never cuts
-/// a file, whatever it was given.
-fn same_functions_after(
-    step: &Step,
-    file: &str,
-    now: &str,
-    blanked: &str,
-) -> Result<(), String> {
-    let functions = |text| -> Vec<String> {
-        let found = track::markers_in(file, text).unwrap_or_default();
-        found.into_iter().map(|marked| marked.function).collect()
-    };
-    let (before, after) = (functions(now), functions(blanked));
-    if before == after {
-        return Ok(());
-    }
-    Err(format!(
-        "{}/{file}: blanking its functions would not leave each of them in \
-         place ({} before, {} after), so `start` changed nothing. `cargo \
-         workshop diff {} {file}` shows how the file differs from the \
-         authors'.",
-        step.folder,
-        before.join(", "),
-        after.join(", "),
-        step.number
-    ))
 }
 
 /// One function of the list `start` prints, at its `fn` line.
