@@ -95,11 +95,8 @@ pub fn files_below(dir: &Path) -> Vec<String> {
 
 /// A relative path with `/` between its parts, whatever the platform.
 pub fn with_slashes(relative: &Path) -> String {
-    let parts: Vec<_> = relative
-        .components()
-        .map(|part| part.as_os_str().to_string_lossy().into_owned())
-        .collect();
-    parts.join("/")
+    let path = relative.to_string_lossy();
+    path.replace(std::path::MAIN_SEPARATOR, "/")
 }
 
 /// The workshop this crate is part of, for its own tests.
