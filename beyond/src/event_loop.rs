@@ -1,0 +1,589 @@
+//! The loop: ready callbacks, the timing wheel, the sockets on one
+//! `mio::Poll`, and the task table. One turn: wait for I/O no longer than
+//! until the wheel's next tick (not at all when work is ready), advance
+//! the wheel, run the ready callbacks, poll the woken tasks.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::future::Future;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::io;
+use std::panic;
+use std::rc::{Rc, Weak};
+use std::task::Waker;
+use std::time::{Duration, Instant};
+
+use mio::event::{Event, Source};
+use mio::{Events, Interest, Poll, Token};
+
+use crate::join::{CancelOnDrop, JoinError, JoinHandle};
+use crate::lost_wake_up::SpawnedAt;
+use crate::task::Tasks;
+use crate::wheel::{Due, TICK_NS, TimerKey, Wheel};
+
+/// One piece of work: a closure that runs once on the loop it is given.
+pub type Callback = Box<dyn FnOnce(&EventLoop)>;
+
+/// A single-threaded event loop: callbacks, timers, sockets and tasks.
+pub struct EventLoop {
+    ready: RefCell<VecDeque<Callback>>,
+    timers: Rc<RefCell<Wheel<TimerAction>>>,
+    /// The timers that fell due this turn, kept so its memory is reused.
+    due: RefCell<Vec<Due<TimerAction>>>,
+    epoch: Instant,
+    running: Cell<bool>,
+    poll: RefCell<Poll>,
+    events: RefCell<Events>,
+    io_waiters: RefCell<HashMap<Token, IoWaiters, IdentityHash>>,
+    next_token: Cell<usize>,
+    tasks: Rc<Tasks>,
+}
+
+impl EventLoop {
+    pub fn new() -> io::Result<Self> {
+        let poll = Poll::new()?;
+        let tasks = Tasks::new(poll.registry(), WAKER_TOKEN)?;
+        Ok(EventLoop {
+            ready: RefCell::new(VecDeque::new()),
+            timers: Rc::new(RefCell::new(Wheel::new())),
+            due: RefCell::new(Vec::new()),
+            epoch: Instant::now(),
+            running: Cell::new(false),
+            poll: RefCell::new(poll),
+            events: RefCell::new(Events::with_capacity(EVENTS_PER_POLL)),
+            io_waiters: RefCell::new(HashMap::default()),
+            next_token: Cell::new(0),
+            tasks: Rc::new(tasks),
+        })
+    }
+
+    /// Schedules `callback` to run after everything already in the queue.
+    pub fn call_soon(&self, callback: impl FnOnce(&EventLoop) + 'static) {
+        self.ready.borrow_mut().push_back(Box::new(callback));
+    }
+
+    /// Schedules `callback` to run once `delay` has passed: never earlier.
+    /// The handle it returns cancels the timer; dropping it does not.
+    pub fn call_later(
+        &self,
+        delay: Duration,
+        callback: impl FnOnce(&EventLoop) + 'static,
+    ) -> TimerHandle {
+        self.call_at(deadline_after(delay), callback)
+    }
+
+    /// Schedules `callback` to run once the clock reaches `deadline`.
+    /// Callbacks given the same deadline run in the order they were given.
+    pub fn call_at(
+        &self,
+        deadline: Instant,
+        callback: impl FnOnce(&EventLoop) + 'static,
+    ) -> TimerHandle {
+        self.set_timer(deadline, TimerAction::Run(Box::new(callback)))
+    }
+
+    /// Wakes `waker` at `deadline`: a `Sleep`'s timer, nothing boxed.
+    pub(crate) fn wake_at(&self, deadline: Instant, waker: Waker) -> TimerHandle {
+        self.set_timer(deadline, TimerAction::Wake(waker))
+    }
+
+    fn set_timer(&self, deadline: Instant, action: TimerAction) -> TimerHandle {
+        let key = self.timers.borrow_mut().insert(self.ns(deadline), action);
+        TimerHandle {
+            key,
+            timers: Rc::downgrade(&self.timers),
+        }
+    }
+
+    /// `instant` in ns since the loop was made; 0 for an instant before.
+    fn ns(&self, instant: Instant) -> u64 {
+        let since = instant.saturating_duration_since(self.epoch);
+        u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// Hands `source` to the poller, readable and writable; its token names
+    /// it to `read_wait`, `write_wait` and `deregister`. Never reused.
+    pub fn register(&self, source: &mut impl Source) -> io::Result<Token> {
+        let token = Token(self.next_token.get());
+        self.next_token.set(token.0 + 1);
+        let interest = Interest::READABLE | Interest::WRITABLE;
+        self.poll
+            .borrow()
+            .registry()
+            .register(source, token, interest)?;
+        self.io_waiters
+            .borrow_mut()
+            .insert(token, IoWaiters::default());
+        Ok(token)
+    }
+
+    /// Takes `source` off the poller and drops the callbacks waiting on it.
+    pub fn deregister(
+        &self,
+        source: &mut impl Source,
+        token: Token,
+    ) -> io::Result<()> {
+        let waiters = self.io_waiters.borrow_mut().remove(&token);
+        drop(waiters); // after the borrow: a callback's drop may deregister
+        self.poll.borrow().registry().deregister(source)
+    }
+
+    /// Runs `callback` once the socket `token` is readable (or closed, or
+    /// failed). Call it after a read said `WouldBlock`: readiness is an edge.
+    pub fn read_wait(
+        &self,
+        token: Token,
+        callback: impl FnOnce(&EventLoop) + 'static,
+    ) {
+        let replaced = self
+            .waiters_for(token, |waiters| waiters.read.replace(Box::new(callback)));
+        drop(replaced);
+    }
+
+    /// Runs `callback` once the socket `token` has room to write.
+    pub fn write_wait(
+        &self,
+        token: Token,
+        callback: impl FnOnce(&EventLoop) + 'static,
+    ) {
+        let replaced = self
+            .waiters_for(token, |waiters| waiters.write.replace(Box::new(callback)));
+        drop(replaced);
+    }
+
+    /// Drops the callback waiting on `token` for `interest`, if any.
+    pub fn stop_waiting(&self, token: Token, interest: Interest) {
+        let removed = self.io_waiters.borrow_mut().get_mut(&token).map(|waiters| {
+            let read = interest.is_readable().then(|| waiters.read.take());
+            let write = interest.is_writable().then(|| waiters.write.take());
+            (read, write)
+        });
+        drop(removed);
+    }
+
+    fn waiters_for<R>(
+        &self,
+        token: Token,
+        update: impl FnOnce(&mut IoWaiters) -> R,
+    ) -> R {
+        let mut io_waiters = self.io_waiters.borrow_mut();
+        let waiters = io_waiters
+            .get_mut(&token)
+            .expect("read_wait and write_wait need a registered token");
+        update(waiters)
+    }
+
+    /// Runs until nothing is left: no ready callback, no timer, no socket
+    /// waited on, no woken task.
+    pub fn run(&self) -> io::Result<()> {
+        let _run = RunGuard::enter(self, "EventLoop::run");
+        while self.has_work() {
+            self.run_once()?;
+        }
+        Ok(())
+    }
+
+    fn run_once(&self) -> io::Result<()> {
+        let timeout = self.wait_time();
+        if timeout != Some(Duration::ZERO) {
+            self.never_wait_for_nothing()?;
+        }
+        self.wait_for_io(timeout)?;
+        self.fire_due_timers();
+        self.run_ready_callbacks();
+        self.tasks.poll_woken();
+        Ok(())
+    }
+
+    fn has_work(&self) -> bool {
+        !self.ready.borrow().is_empty()
+            || !self.timers.borrow().is_empty()
+            || self.io_waiters.borrow().values().any(IoWaiters::is_waiting)
+            || self.tasks.any_woken()
+    }
+
+    /// Zero when work is ready; else until the wheel's next tick; else
+    /// `None`, for ever. mio rounds a timeout up to whole milliseconds, so
+    /// the wait never ends before the tick's instant.
+    fn wait_time(&self) -> Option<Duration> {
+        if !self.ready.borrow().is_empty() || self.tasks.any_woken() {
+            return Some(Duration::ZERO);
+        }
+        let next = self.timers.borrow().next_tick()?;
+        let at = next.saturating_mul(TICK_NS);
+        Some(Duration::from_nanos(
+            at.saturating_sub(self.ns(Instant::now())),
+        ))
+    }
+
+    /// Before a wait that no timer will end: if no socket is waited on
+    /// and no task's waker is held outside the loop, nothing can ever
+    /// wake a task again. An error then, not a wait for ever.
+    fn never_wait_for_nothing(&self) -> io::Result<()> {
+        if !self.timers.borrow().is_empty()
+            || self.io_waiters.borrow().values().any(IoWaiters::is_waiting)
+        {
+            return Ok(());
+        }
+        match self.tasks.lost_wake_up() {
+            Some(lost) => Err(io::Error::other(lost)),
+            None => Ok(()),
+        }
+    }
+
+    fn wait_for_io(&self, timeout: Option<Duration>) -> io::Result<()> {
+        let mut events = self.events.borrow_mut();
+        match self.poll.borrow_mut().poll(&mut events, timeout) {
+            Ok(()) => {}
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => return Ok(()),
+            Err(err) => return Err(err),
+        }
+        if events.is_empty() {
+            return Ok(());
+        }
+        let mut io_waiters = self.io_waiters.borrow_mut();
+        let mut ready = self.ready.borrow_mut();
+        for event in &*events {
+            if let Some(waiters) = io_waiters.get_mut(&event.token()) {
+                ready.extend(waiters.take_ready(event));
+            }
+        }
+        Ok(())
+    }
+
+    /// Advances the wheel to now: each due timer's callback goes to the
+    /// ready queue and each due sleep's waker is woken, by deadline.
+    fn fire_due_timers(&self) {
+        let mut due = self.due.take();
+        {
+            let mut timers = self.timers.borrow_mut();
+            if timers.is_empty() {
+                self.due.replace(due);
+                return;
+            }
+            let now_tick = self.ns(Instant::now()) / TICK_NS;
+            timers.advance(now_tick, &mut due);
+        }
+        for (_, _, action) in due.drain(..) {
+            match action {
+                TimerAction::Run(callback) => {
+                    self.ready.borrow_mut().push_back(callback);
+                }
+                TimerAction::Wake(waker) => waker.wake(),
+            }
+        }
+        self.due.replace(due);
+    }
+
+    /// Runs the callbacks ready as this phase begins; those they schedule
+    /// wait for the next turn.
+    fn run_ready_callbacks(&self) {
+        let ready_now = self.ready.borrow().len();
+        for _ in 0..ready_now {
+            let callback = self.ready.borrow_mut().pop_front().expect("counted");
+            callback(self);
+        }
+    }
+
+    /// Turns `future` into a task, polled first on the loop's next turn.
+    #[track_caller]
+    pub fn spawn<T: 'static>(
+        &self,
+        future: impl Future<Output = T> + 'static,
+    ) -> JoinHandle<T> {
+        self.tasks.spawn(future, SpawnedAt::here())
+    }
+
+    /// Runs the loop until `future` is done and returns its value; its
+    /// panic carries on from here. Tasks left running are dropped.
+    #[track_caller]
+    pub fn block_on<T: 'static>(
+        self: &Rc<Self>,
+        future: impl Future<Output = T> + 'static,
+    ) -> io::Result<T> {
+        let _running = RunningLoop::enter(self);
+        let _run = RunGuard::enter(self, "EventLoop::block_on");
+        let mut main = self.spawn(future);
+        let outcome = loop {
+            if let Some(outcome) = main.take_outcome() {
+                break Ok(outcome);
+            }
+            if let Err(err) = self.run_once() {
+                break Err(err);
+            }
+        };
+        self.tasks.drop_all();
+        match outcome? {
+            Ok(value) => Ok(value),
+            Err(JoinError::Panicked(panic)) => panic::resume_unwind(panic),
+            Err(JoinError::Cancelled) => {
+                panic!("block_on's task was dropped before it finished")
+            }
+        }
+    }
+
+    /// How many sockets are registered.
+    pub fn registered_sockets(&self) -> usize {
+        self.io_waiters.borrow().len()
+    }
+
+    /// The timers set and not yet fired nor cancelled, and the places the
+    /// wheel's table has for them. Cancelled timers leave at once.
+    #[doc(hidden)]
+    pub fn timer_heap_size(&self) -> (usize, usize) {
+        let timers = self.timers.borrow();
+        (timers.len(), timers.capacity())
+    }
+
+    /// How many times the socket `token` was reported readable; `None`
+    /// once reported closed, or for a token unknown.
+    pub(crate) fn readable_edges(&self, token: Token) -> Option<u64> {
+        let io_waiters = self.io_waiters.borrow();
+        let edges = &io_waiters.get(&token)?.readable_edges;
+        (!edges.closed).then_some(edges.count)
+    }
+}
+
+/// The instant `delay` from now, cut to thirty years ("practically never").
+pub(crate) fn deadline_after(delay: Duration) -> Instant {
+    Instant::now() + delay.min(PRACTICALLY_NEVER)
+}
+
+const PRACTICALLY_NEVER: Duration = Duration::from_secs(30 * 365 * 24 * 60 * 60);
+
+thread_local! {
+    static RUNNING_LOOP: RefCell<Option<Rc<EventLoop>>> = const { RefCell::new(None) };
+}
+
+/// The loop `block_on` runs on this thread.
+pub(crate) fn running_loop() -> Rc<EventLoop> {
+    RUNNING_LOOP
+        .with_borrow(Option::clone)
+        .expect("no event loop is running on this thread: await inside block_on")
+}
+
+/// The running loop's task table, without cloning the loop's `Rc`.
+pub(crate) fn with_running_tasks<R>(f: impl FnOnce(&Rc<Tasks>) -> R) -> R {
+    RUNNING_LOOP.with_borrow(|running| {
+        let lp = running.as_ref().expect(
+            "no event loop is running on this thread: await inside block_on",
+        );
+        f(&lp.tasks)
+    })
+}
+
+struct RunningLoop;
+
+impl RunningLoop {
+    fn enter(lp: &Rc<EventLoop>) -> Self {
+        RUNNING_LOOP.with_borrow_mut(|running| {
+            assert!(
+                running.is_none(),
+                "block_on called inside block_on: a task must .await instead"
+            );
+            *running = Some(Rc::clone(lp));
+        });
+        RunningLoop
+    }
+}
+
+impl Drop for RunningLoop {
+    fn drop(&mut self) {
+        RUNNING_LOOP.take();
+    }
+}
+
+struct RunGuard<'a>(&'a Cell<bool>);
+
+impl<'a> RunGuard<'a> {
+    fn enter(lp: &'a EventLoop, caller: &str) -> Self {
+        assert!(
+            !lp.running.replace(true),
+            "{caller} called while this loop is already running: hand it the \
+             work instead (call_soon or call_later from a callback, spawn or \
+             .await from a task)"
+        );
+        RunGuard(&lp.running)
+    }
+}
+
+impl Drop for RunGuard<'_> {
+    fn drop(&mut self) {
+        self.0.set(false);
+    }
+}
+
+/// Starts `future` as a task on the running loop.
+#[track_caller]
+pub fn spawn<T: 'static>(
+    future: impl Future<Output = T> + 'static,
+) -> JoinHandle<T> {
+    let spawned_at = SpawnedAt::here();
+    with_running_tasks(|tasks| tasks.spawn(future, spawned_at))
+}
+
+/// Runs each future as a task and waits for all; outcomes in the order
+/// given. Dropped before it is done, it cancels the tasks still running.
+pub async fn join_all<F>(
+    futures: impl IntoIterator<Item = F>,
+) -> Vec<Result<F::Output, JoinError>>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    let handles: Vec<CancelOnDrop<F::Output>> = futures
+        .into_iter()
+        .map(|future| spawn(future).cancel_on_drop())
+        .collect();
+    let mut outcomes = Vec::with_capacity(handles.len());
+    for handle in handles {
+        outcomes.push(handle.await);
+    }
+    outcomes
+}
+
+/// What a timer does when it fires.
+enum TimerAction {
+    Run(Callback),
+    Wake(Waker),
+}
+
+/// Cancels a timer before it fires. Holds the wheel weakly: a loop that is
+/// gone has no timer to cancel.
+pub struct TimerHandle {
+    key: TimerKey,
+    timers: Weak<RefCell<Wheel<TimerAction>>>,
+}
+
+impl TimerHandle {
+    /// Cancels the timer, in O(1); `false` if it fired or was cancelled
+    /// already, or its loop is gone. What it captured is dropped now.
+    pub fn cancel(&self) -> bool {
+        let Some(timers) = self.timers.upgrade() else {
+            return false;
+        };
+        let action = timers.borrow_mut().remove(self.key);
+        let cancelled = action.is_some();
+        drop(action); // after the borrow: its destructors may use the loop
+        cancelled
+    }
+
+    /// Whether the timer is set and wakes `waker` (or one that wakes the
+    /// same task).
+    pub(crate) fn wakes(&self, waker: &Waker) -> bool {
+        self.timers.upgrade().is_some_and(|timers| {
+            matches!(
+                timers.borrow().get(self.key),
+                Some(TimerAction::Wake(set_for)) if set_for.will_wake(waker)
+            )
+        })
+    }
+
+    /// Whether the timer fired (or was cancelled); `false` once the loop
+    /// is gone.
+    pub(crate) fn has_fired(&self) -> bool {
+        self.pending() == Some(false)
+    }
+
+    fn pending(&self) -> Option<bool> {
+        Some(self.timers.upgrade()?.borrow().contains(self.key))
+    }
+}
+
+impl fmt::Debug for TimerHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TimerHandle")
+            .field("pending", &(self.pending() == Some(true)))
+            .finish_non_exhaustive()
+    }
+}
+
+/// A loop dropped drops its tasks, unfinished (their handles, which keep
+/// the task table, see `Cancelled`), and with them what they held.
+impl Drop for EventLoop {
+    fn drop(&mut self) {
+        self.tasks.drop_all();
+    }
+}
+
+impl fmt::Debug for EventLoop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventLoop")
+            .field("ready", &self.ready.borrow().len())
+            .field("timers", &self.timers.borrow().len())
+            .field("sockets", &self.io_waiters.borrow().len())
+            .field("tasks", &self.tasks.len())
+            .finish_non_exhaustive()
+    }
+}
+
+const EVENTS_PER_POLL: usize = 1024;
+
+/// The token of the loop's `mio::Waker`; `register` counts up from zero.
+const WAKER_TOKEN: Token = Token(usize::MAX);
+
+/// The callbacks waiting on one socket, and its readable edges.
+#[derive(Default)]
+struct IoWaiters {
+    read: Option<Callback>,
+    write: Option<Callback>,
+    readable_edges: ReadableEdges,
+}
+
+/// How many times a socket was reported readable, and whether it was ever
+/// reported closed or failed: the proof behind a short read (`reactor.rs`).
+#[derive(Default)]
+struct ReadableEdges {
+    count: u64,
+    closed: bool,
+}
+
+impl IoWaiters {
+    fn is_waiting(&self) -> bool {
+        self.read.is_some() || self.write.is_some()
+    }
+
+    fn take_ready(&mut self, event: &Event) -> impl Iterator<Item = Callback> {
+        let failed = event.is_error();
+        let read = if event.is_readable() || event.is_read_closed() || failed {
+            self.readable_edges.count += 1;
+            self.readable_edges.closed |= event.is_read_closed() || failed;
+            self.read.take()
+        } else {
+            None
+        };
+        let write = if event.is_writable() || event.is_write_closed() || failed {
+            self.write.take()
+        } else {
+            None
+        };
+        read.into_iter().chain(write)
+    }
+}
+
+/// Tokens and task slots are counted out by the loop, so a number is its
+/// own hash; the low bits are copied into the top seven, where `HashMap`
+/// reads its tag.
+pub(crate) type IdentityHash = BuildHasherDefault<IdHasher>;
+
+#[derive(Default)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("ids hash as one integer");
+    }
+
+    fn write_usize(&mut self, id: usize) {
+        self.write_u64(id as u64);
+    }
+
+    fn write_u64(&mut self, id: u64) {
+        self.0 = id ^ (id << 57);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
