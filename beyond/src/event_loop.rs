@@ -19,6 +19,7 @@ use mio::{Events, Interest, Poll, Token};
 
 use crate::join::{CancelOnDrop, JoinError, JoinHandle};
 use crate::lost_wake_up::SpawnedAt;
+use crate::reactor::Direction;
 use crate::task::Tasks;
 use crate::wheel::{Due, TICK_NS, TimerKey, Wheel};
 
@@ -31,6 +32,9 @@ pub struct EventLoop {
     timers: Rc<RefCell<Wheel<TimerAction>>>,
     /// The timers that fell due this turn, kept so its memory is reused.
     due: RefCell<Vec<Due<TimerAction>>>,
+    /// The wakers of the sockets ready this turn, woken once the waiters'
+    /// borrow has ended; kept for its memory too.
+    io_woken: RefCell<Vec<Waker>>,
     epoch: Instant,
     running: Cell<bool>,
     poll: RefCell<Poll>,
@@ -48,6 +52,7 @@ impl EventLoop {
             ready: RefCell::new(VecDeque::new()),
             timers: Rc::new(RefCell::new(Wheel::new())),
             due: RefCell::new(Vec::new()),
+            io_woken: RefCell::new(Vec::new()),
             epoch: Instant::now(),
             running: Cell::new(false),
             poll: RefCell::new(poll),
@@ -136,8 +141,9 @@ impl EventLoop {
         token: Token,
         callback: impl FnOnce(&EventLoop) + 'static,
     ) {
-        let replaced = self
-            .waiters_for(token, |waiters| waiters.read.replace(Box::new(callback)));
+        let callback = Waiter::Run(Box::new(callback));
+        let replaced =
+            self.waiters_for(token, |waiters| waiters.read.replace(callback));
         drop(replaced);
     }
 
@@ -147,8 +153,31 @@ impl EventLoop {
         token: Token,
         callback: impl FnOnce(&EventLoop) + 'static,
     ) {
-        let replaced = self
-            .waiters_for(token, |waiters| waiters.write.replace(Box::new(callback)));
+        let callback = Waiter::Run(Box::new(callback));
+        let replaced =
+            self.waiters_for(token, |waiters| waiters.write.replace(callback));
+        drop(replaced);
+    }
+
+    /// Leaves `waker` to be woken when the socket `token` is ready in
+    /// `direction`: a task's wait, with no callback to box. A waker that
+    /// wakes the same task is left in place, not cloned again.
+    pub(crate) fn wake_when_ready(
+        &self,
+        token: Token,
+        direction: Direction,
+        waker: &Waker,
+    ) {
+        let replaced = self.waiters_for(token, |waiters| {
+            let waiter = match direction {
+                Direction::Read => &mut waiters.read,
+                Direction::Write => &mut waiters.write,
+            };
+            match waiter {
+                Some(Waiter::Wake(waiting)) if waiting.will_wake(waker) => None,
+                waiter => waiter.replace(Waiter::Wake(waker.clone())),
+            }
+        });
         drop(replaced);
     }
 
@@ -242,13 +271,26 @@ impl EventLoop {
         if events.is_empty() {
             return Ok(());
         }
-        let mut io_waiters = self.io_waiters.borrow_mut();
-        let mut ready = self.ready.borrow_mut();
-        for event in &*events {
-            if let Some(waiters) = io_waiters.get_mut(&event.token()) {
-                ready.extend(waiters.take_ready(event));
+        let mut woken = self.io_woken.take();
+        {
+            let mut io_waiters = self.io_waiters.borrow_mut();
+            let mut ready = self.ready.borrow_mut();
+            for event in &*events {
+                if let Some(waiters) = io_waiters.get_mut(&event.token()) {
+                    for waiter in waiters.take_ready(event) {
+                        match waiter {
+                            Waiter::Run(callback) => ready.push_back(callback),
+                            Waiter::Wake(waker) => woken.push(waker),
+                        }
+                    }
+                }
             }
         }
+        // No borrow is held: a waker is anyone's code, and may use the loop.
+        for waker in woken.drain(..) {
+            waker.wake();
+        }
+        self.io_woken.replace(woken);
         Ok(())
     }
 
@@ -523,12 +565,19 @@ const EVENTS_PER_POLL: usize = 1024;
 /// The token of the loop's `mio::Waker`; `register` counts up from zero.
 const WAKER_TOKEN: Token = Token(usize::MAX);
 
-/// The callbacks waiting on one socket, and its readable edges.
+/// What waits on one socket, for reading and for writing, and its
+/// readable edges.
 #[derive(Default)]
 struct IoWaiters {
-    read: Option<Callback>,
-    write: Option<Callback>,
+    read: Option<Waiter>,
+    write: Option<Waiter>,
     readable_edges: ReadableEdges,
+}
+
+/// A callback given to `read_wait` or `write_wait`, or a task's waker.
+enum Waiter {
+    Run(Callback),
+    Wake(Waker),
 }
 
 /// How many times a socket was reported readable, and whether it was ever
@@ -544,7 +593,7 @@ impl IoWaiters {
         self.read.is_some() || self.write.is_some()
     }
 
-    fn take_ready(&mut self, event: &Event) -> impl Iterator<Item = Callback> {
+    fn take_ready(&mut self, event: &Event) -> impl Iterator<Item = Waiter> {
         let failed = event.is_error();
         let read = if event.is_readable() || event.is_read_closed() || failed {
             self.readable_edges.count += 1;

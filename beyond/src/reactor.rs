@@ -1,7 +1,8 @@
 //! How a task waits for a socket. A `Socket` is a non-blocking mio socket
 //! registered with the loop: each operation is tried first, and only a
-//! `WouldBlock` leaves the task's waker with the loop (a `read_wait` or
-//! `write_wait` callback that wakes it). A short read proves the socket
+//! `WouldBlock` leaves the task's waker with the loop, in the socket's
+//! waiters, where an event wakes it directly: no callback to box, no turn
+//! through the ready queue. A short read proves the socket
 //! empty, so the next read waits for a new readable edge without trying
 //! (`ShortReads`), one system call saved per message.
 
@@ -110,12 +111,7 @@ impl<S: Source> Socket<S> {
                 "the loop this socket was made on is gone",
             ));
         };
-        let waker = waker.clone();
-        let wake = move |_: &EventLoop| waker.wake();
-        match direction {
-            Direction::Read => event_loop.read_wait(self.token, wake),
-            Direction::Write => event_loop.write_wait(self.token, wake),
-        }
+        event_loop.wake_when_ready(self.token, direction, waker);
         Ok(())
     }
 
