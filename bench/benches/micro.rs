@@ -47,20 +47,26 @@ impl Runtime for Ours {
     const SIDE: Side = sides::ours::SIDE;
 }
 
+struct Fast;
+
+impl Runtime for Fast {
+    const SIDE: Side = sides::fast::SIDE;
+}
+
 /// Spawn cost at each of these numbers of tasks: does it stay flat?
 const TASKS: &[usize] = &[1_000, 10_000, 100_000, 1_000_000];
 
 /// Switches between the two yielding tasks, as in workload 2 (`yield`).
 const SWITCHES: usize = 1_000_000;
 
-#[divan::bench(types = [Tokio, Ours], args = TASKS, sample_count = 20, max_time = 3)]
+#[divan::bench(types = [Tokio, Ours, Fast], args = TASKS, sample_count = 20, max_time = 3)]
 fn spawn_join<R: Runtime>(bencher: Bencher, tasks: usize) {
     bencher
         .counter(ItemsCount::new(tasks))
         .bench(|| (R::SIDE.spawn_join)(tasks));
 }
 
-#[divan::bench(types = [Tokio, Ours], sample_count = 20, max_time = 3)]
+#[divan::bench(types = [Tokio, Ours, Fast], sample_count = 20, max_time = 3)]
 fn yield_switch<R: Runtime>(bencher: Bencher) {
     bencher
         .counter(ItemsCount::new(SWITCHES))
