@@ -298,15 +298,10 @@ impl EventLoop {
     /// ready queue and each due sleep's waker is woken, by deadline.
     fn fire_due_timers(&self) {
         let mut due = self.due.take();
-        {
-            let mut timers = self.timers.borrow_mut();
-            if timers.is_empty() {
-                self.due.replace(due);
-                return;
-            }
-            let now_tick = self.ns(Instant::now()) / TICK_NS;
-            timers.advance(now_tick, &mut due);
-        }
+        // Advanced even when empty, so a timer set next is placed from
+        // now, not from a tick long past (which would cost cascades).
+        let now_tick = self.ns(Instant::now()) / TICK_NS;
+        self.timers.borrow_mut().advance(now_tick, &mut due);
         for (_, _, action) in due.drain(..) {
             match action {
                 TimerAction::Run(callback) => {

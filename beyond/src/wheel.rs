@@ -171,11 +171,19 @@ impl<T> Wheel<T> {
 
     /// Moves the wheel to `now_tick` and appends each timer due by then to
     /// `due`, sorted by deadline, then by the order they were set in.
+    ///
+    /// Each tick's timers are sorted apart, as it is reached (the ticks
+    /// come in order): a loop far behind sorts many small batches, not
+    /// one batch of everything due.
     pub(crate) fn advance(&mut self, now_tick: u64, due: &mut Vec<Due<T>>) {
-        let start = due.len();
+        let mut batch = due.len();
         while let Some((level, slot, tick)) = self.next_expiration() {
             if tick > now_tick {
                 break;
+            }
+            if tick != self.elapsed {
+                sort_by_deadline(&mut due[batch..]);
+                batch = due.len();
             }
             self.elapsed = tick;
             let list = self.take_slot(level, slot);
@@ -193,8 +201,7 @@ impl<T> Wheel<T> {
             }
         }
         self.elapsed = self.elapsed.max(now_tick);
-        due[start..]
-            .sort_unstable_by_key(|&(deadline, sequence, _)| (deadline, sequence));
+        sort_by_deadline(&mut due[batch..]);
         self.shrink_if_emptied();
     }
 
@@ -282,6 +289,11 @@ impl<T> Wheel<T> {
         }
         Some((level, slot as usize, tick.max(self.elapsed)))
     }
+}
+
+/// By deadline, then by the order set: what a heap would have given.
+fn sort_by_deadline<T>(due: &mut [Due<T>]) {
+    due.sort_unstable_by_key(|&(deadline, sequence, _)| (deadline, sequence));
 }
 
 #[cfg(test)]
