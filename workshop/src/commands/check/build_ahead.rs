@@ -153,8 +153,11 @@ pub fn build_only(step: &Step) -> Result<ExitCode, String> {
     progress.say(&said);
     drop(held);
     progress.say("building the copy `check` tries the authors' functions in");
-    match probe::build_the_copy(step, &cargo, &files, &progress) {
-        Ok(()) => progress.say("the copy is built"),
+    match probe::prepare(step, &cargo, &progress) {
+        Ok(copy) => {
+            probe::build_ahead(step, &copy, &[], &files);
+            progress.say("the copy is built");
+        }
         Err(err) => progress.say(&format!("the copy: {err}")),
     }
     Ok(ExitCode::SUCCESS)
