@@ -37,10 +37,6 @@ pub(super) struct Answers<'a> {
 /// beside the authors', or `None` when there is nothing to show.
 pub(super) struct Beside(pub Option<String>);
 
-/// The thread that makes the probe's copy ready and builds it.
-type Preparing<'scope> =
-    ScopedJoinHandle<'scope, Result<probe::WorkshopCopy, String>>;
-
 /// The threads of the probe's copy (started with the tests), of the trace
 /// (with the first failure) and of the probe (with enough failures).
 pub(super) struct Meanwhile<'scope, 'env, 'a> {
@@ -59,7 +55,8 @@ pub(super) struct Meanwhile<'scope, 'env, 'a> {
     own_tests: Vec<String>,
     first_failure: Cell<Option<Instant>>,
     /// The probe's copy, being made ready, until the probe takes it.
-    copy: Cell<Option<Preparing<'scope>>>,
+    copy:
+        Cell<Option<ScopedJoinHandle<'scope, Result<probe::WorkshopCopy, String>>>>,
     /// Whether the failures the probe was asked about were all hangs.
     asked_about_hangs: Cell<bool>,
     /// The tests the probe was asked about while they still ran, stuck.

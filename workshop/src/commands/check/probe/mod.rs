@@ -108,7 +108,23 @@ pub fn prepare(
         tool_failed(step, "find the folder Cargo builds in", None, &err)
     })?;
     let probe = target.join("workshop-probe");
-    let held = hold_the_copy(step, &probe, progress)?;
+    // While another check, or `start`'s build ahead, has the copy, this one
+    // waits, and says so.
+    let lock_file = probe.join("copy.lock");
+    let held = fs::create_dir_all(&probe)
+        .and_then(|()| {
+            lock::hold(&lock_file, || {
+                progress.say(&format!(
+                    "waiting for another check, or the build `start` began, \
+                     to finish with the copy of your workshop ({})",
+                    lock_file.display()
+                ));
+            })
+        })
+        .map_err(|err| {
+            let err = err.to_string();
+            tool_failed(step, "take its turn at the copy", Some(&lock_file), &err)
+        })?;
     let root = probe.join("workspace");
     sources_copy::sync_tree(&step.root, &root, Times::New).map_err(|err| {
         tool_failed(
@@ -148,34 +164,6 @@ fn which_function(differ: usize, written: usize) -> String {
         "which function? {yours} from the authors' version: trying theirs in \
          {place}, in a copy of your code"
     )
-}
-
-/// Holds the copy for this check alone: while another check, or `start`'s
-/// build ahead, has it, this one waits, and says so.
-fn hold_the_copy(
-    step: &Step,
-    probe: &Path,
-    progress: &Progress,
-) -> Result<lock::Held, String> {
-    let lock_file = probe.join("copy.lock");
-    fs::create_dir_all(probe)
-        .and_then(|()| {
-            lock::hold(&lock_file, || {
-                progress.say(&format!(
-                    "waiting for another check, or the build `start` began, \
-                     to finish with the copy of your workshop ({})",
-                    lock_file.display()
-                ));
-            })
-        })
-        .map_err(|err| {
-            tool_failed(
-                step,
-                "take its turn at the copy",
-                Some(&lock_file),
-                &err.to_string(),
-            )
-        })
 }
 
 /// What the participant reads when the probe's own machinery fails: what

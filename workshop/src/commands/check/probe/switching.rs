@@ -17,7 +17,7 @@ use crate::runner::{
     self, Built, Cargo, PROBE_DEADLINE, Progress, RERUNS_AT_ONCE, TestCase, TestRun,
 };
 use crate::step::Step;
-use crate::track::{self, Marked};
+use crate::track::Marked;
 
 /// Set in a rerun test's environment: the places in the track of the
 /// suspects whose authors' bodies the switching copy runs, separated by
@@ -341,8 +341,8 @@ fn blame_alone(suspect: &Marked, failing: Vec<String>) -> Blame<'_> {
 }
 
 /// Writes each suspect into the copy with both bodies and the switch
-/// between them: `false` if a body cannot be found (nothing is written
-/// then), `Err` if the copy cannot be written.
+/// between them: `false` if a body cannot be found, `Err` if the copy
+/// cannot be written.
 fn write_switches(
     step: &Step,
     copy: &Path,
@@ -351,36 +351,29 @@ fn write_switches(
     let mut files: Vec<&str> = suspects.iter().map(|m| m.file.as_str()).collect();
     files.sort_unstable();
     files.dedup();
-    let mut switched = Vec::new();
     for file in files {
         let theirs = step.read(file);
-        let Ok(mut found) = track::markers_in(file, &theirs) else {
-            return Ok(false);
-        };
-        found.retain(|m| {
-            suspects
-                .iter()
-                .any(|s| s.file == file && s.order == m.order)
-        });
-        // From the end of the file: each body's place stays as found.
-        found.sort_by_key(|m| Reverse(m.body.start));
         let mut text = theirs.clone();
-        for marked in &found {
-            let Some(authors) = authors_body(step, marked) else {
+        let mut in_file: Vec<&Marked> = suspects
+            .iter()
+            .copied()
+            .filter(|m| m.file == file)
+            .collect();
+        // From the end of the file: each body's place stays as found.
+        in_file.sort_by_key(|m| Reverse(m.body.start));
+        for marked in in_file {
+            let own = theirs.get(marked.body.clone());
+            let (Some(authors), Some(own)) = (authors_body(step, marked), own)
+            else {
                 return Ok(false);
             };
-            let own = &theirs[marked.body.clone()];
-            text.replace_range(
-                marked.body.clone(),
-                &switch(marked.order, &authors, own),
-            );
+            let switched = switch(marked.order, &authors, own);
+            text.replace_range(marked.body.clone(), &switched);
         }
-        switched.push((copy.join(&step.folder).join(file), text));
-    }
-    for (path, text) in switched {
         // Written again the same (by `build_ahead`, then by the probe of the
         // same check), it would look newer to Cargo than its build.
-        if fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+        let path = copy.join(&step.folder).join(file);
+        if fs::read_to_string(&path).ok() != Some(text.clone()) {
             fs::write(&path, text)
                 .map_err(|err| format!("{}: {err}", path.display()))?;
         }
