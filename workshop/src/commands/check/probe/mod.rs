@@ -11,11 +11,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::{Blame, lock, machine_trouble};
+use super::{Blame, authors_body, authors_function, lock, machine_trouble};
 use crate::runner::{Cargo, Progress, TestCase, TestRun};
 use crate::sources_copy::{self, Times};
 use crate::step::Step;
-use crate::track::Marked;
+use crate::track::{self, Marked, tokens};
 
 pub use switching::build_ahead;
 
@@ -70,12 +70,12 @@ pub fn find_in<'a>(
         written
     };
     progress.say(&which_function(suspects.len(), written));
-    match switching::all_at_once(step, &copy, &probe, progress) {
+    match with_switches(step, &copy, probe, progress) {
         Ok(Some(found)) => found,
         Ok(None) => {
             progress.say(
-                "the authors' functions do not build in the copy of your code \
-                 (a helper they call, or a signature, changed): none can be named",
+                "your code with the authors' functions beside yours does not \
+                 build (theirs may call a helper yours lacks): none is named",
             );
             Found::Nothing
         }
@@ -86,6 +86,49 @@ pub fn find_in<'a>(
             &err,
         )),
     }
+}
+
+/// `switching::all_at_once`, tried again if the copy does not build
+/// without the suspects whose signature the participant changed, which an
+/// authors' body may not fit (a parameter renamed): those keep theirs, and
+/// none is judged alone, since one of theirs stays beside it.
+fn with_switches<'a>(
+    step: &Step,
+    copy: &WorkshopCopy,
+    probe: Probe<'a>,
+    progress: &Progress,
+) -> Result<Option<Found<'a>>, String> {
+    if let Some(found) = switching::all_at_once(step, copy, &probe, progress)? {
+        return Ok(Some(found));
+    }
+    let fits: Vec<&Marked> = (probe.suspects.iter().copied())
+        .filter(|m| same_signature(step, m))
+        .collect();
+    if fits.is_empty() || fits.len() == probe.suspects.len() {
+        return Ok(None);
+    }
+    let probe = Probe {
+        suspects: fits,
+        alone_too: false,
+        ..probe
+    };
+    sources_copy::sync_tree(&step.root, &copy.root, Times::New)?;
+    switching::all_at_once(step, copy, &probe, progress)
+}
+
+/// Whether `marked`'s signature is the authors', comments and spaces aside.
+fn same_signature(step: &Step, marked: &Marked) -> bool {
+    let code = |text: &str| track::without_spaces(&tokens::code_only(text));
+    let now = step.read(&marked.file);
+    let Some(signature) = now.get(marked.signature.clone()).map(code) else {
+        return false;
+    };
+    let authors = authors_function(step, marked).zip(authors_body(step, marked));
+    authors.is_some_and(|(whole, body)| {
+        whole
+            .strip_suffix(&body)
+            .is_some_and(|theirs| code(theirs) == signature)
+    })
 }
 
 /// The copy of the participant's workshop the probe works in, held for
