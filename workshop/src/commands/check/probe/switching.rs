@@ -262,14 +262,10 @@ impl<'p, 'a> Reruns<'p, 'a> {
             .filter(|(_, passing)| !passing.is_empty())
             .rev()
             .max_by_key(|(_, passing)| passing.len());
-        let all = |passing: &Vec<String>| passing.len() == failing.len();
-        if let Some((suspect, passing)) = best.as_ref().filter(|(_, p)| all(p)) {
-            return Found::Culprit(blame(
-                suspect,
-                passing.clone(),
-                true,
-                failing.len(),
-            ));
+        let fixes_all =
+            |(_, passing): &(_, Vec<String>)| passing.len() == failing.len();
+        if let Some((suspect, passing)) = best.as_ref().filter(|b| fixes_all(b)) {
+            return Found::Culprit(blame(suspect, passing.clone(), failing.len()));
         }
         let on_its_own = suspects
             .iter()
@@ -279,7 +275,7 @@ impl<'p, 'a> Reruns<'p, 'a> {
             return Found::Culprit(blame_alone(suspect, fails.clone()));
         }
         best.map_or(Found::Nothing, |(suspect, passing)| {
-            Found::Culprit(blame(suspect, passing, false, failing.len()))
+            Found::Culprit(blame(suspect, passing, failing.len()))
         })
     }
 }
@@ -300,21 +296,21 @@ fn switched_to(case: &TestCase) -> Vec<usize> {
 
 /// The blame for `suspect`, whose authors' body made `passing` pass, of
 /// `rerun` failing tests.
-fn blame(
-    suspect: &Marked,
-    passing: Vec<String>,
-    all: bool,
-    rerun: usize,
-) -> Blame<'_> {
+fn blame(suspect: &Marked, passing: Vec<String>, rerun: usize) -> Blame<'_> {
+    let one = rerun == 1;
     Blame {
         function: suspect,
         why: format!(
             "with the authors' `{}` put back in a copy of your code, {} \
              failing test{} rerun there no longer fail{} this way",
             suspect.function,
-            if all { "the" } else { "some" },
-            if rerun == 1 { "" } else { "s" },
-            if rerun == 1 { "s" } else { "" },
+            if passing.len() == rerun {
+                "the"
+            } else {
+                "some"
+            },
+            if one { "" } else { "s" },
+            if one { "s" } else { "" },
         ),
         tests: passing,
     }
