@@ -20,8 +20,6 @@ use crate::track::{self, Marked, tokens};
 pub use switching::build_ahead;
 
 mod switching;
-#[cfg(test)]
-mod tests;
 
 /// How many failing tests are rerun for each suspect (and as they are).
 pub(super) const RERUN: usize = 2;
@@ -316,3 +314,6 @@ fn in_likely_order<'a>(
     ordered.sort_by_key(|m| !failing.iter().any(|run| run.case.id() == m.test));
     ordered
 }
+
+#[cfg(test)]
+mod tests;
