@@ -237,6 +237,7 @@ impl EventLoop {
         }
         let timers = self.timers.borrow();
         let earliest = timers.peek()?;
+        // A deadline already passed (a late turn) gives zero: its timer is due now.
         Some(earliest.deadline.saturating_duration_since(Instant::now()))
     }
     // ANCHOR_END: wait_time

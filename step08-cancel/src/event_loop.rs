@@ -306,6 +306,7 @@ impl EventLoop {
         }
         let timers = self.timers.borrow();
         let earliest = timers.peek()?;
+        // A deadline already passed (a late turn) gives zero: its timer is due now.
         Some(self.clock.until(earliest.deadline))
     }
     // ANCHOR_END: wait_time

@@ -1,41 +1,36 @@
 //! The form in which the tests pin a demo's trace (`LOOP_TRACE=1`, in
 //! `tests/tests/traces.rs`, as `tests/tests/snapshots/trace-stepNN.snap`):
-//! the parts of the demo's output they keep, and what they redact, the
-//! numbers that change from run to run. One copy, here, for the tests that
-//! pin the trace and for `check`, which sets a participant's trace beside
-//! the authors' pinned one: the two must be brought to the same form, or
-//! every line would differ.
+//! the parts they keep, and the numbers that change from run to run
+//! redacted. One copy, for those tests and for `check`, which sets a
+//! participant's trace beside the authors' in the same form.
 
 use std::path::{Path, PathBuf};
 
 /// Set by `cargo workshop check` in each test's environment: a pinned
-/// trace's test stops the demo at the first line that differs from the
-/// pinned one, and fails there, rather than reading the demo to the end
-/// (step 7's: 3 s, or for ever when a lost wake-up hangs it). Left unset,
-/// as by `cargo test`, the test reads the whole part, so that a changed
-/// demo's `.snap.new` holds all of it for the authors to review.
+/// trace's test stops the demo at its first line that differs, and fails
+/// there. Unset, as by `cargo test`, the test reads the whole part, so
+/// that a changed demo's `.snap.new` holds all of it for the authors.
 pub const STOP_AT_A_DIFFERENCE: &str = "WORKSHOP_TRACE_STOPS_AT_A_DIFFERENCE";
 
 /// The file where the tests pin step `n`'s trace, below the workspace at
 /// `root`.
 pub fn snapshot_path(root: &Path, n: u32) -> PathBuf {
+    let name = format!("trace-step{n:02}.snap");
     root.join("tests")
         .join("tests")
         .join("snapshots")
-        .join(format!("trace-step{n:02}.snap"))
+        .join(name)
 }
 
 /// A snapshot file's contents, without insta's header (the lines between
 /// the first two `---`), line endings made `\n`.
 pub fn snapshot_contents(file: &str) -> String {
     let file = file.replace("\r\n", "\n");
-    let Some(rest) = file.strip_prefix("---\n") else {
-        return file;
-    };
-    match rest.find("\n---\n") {
-        Some(end) => rest[end + "\n---\n".len()..].to_owned(),
-        None => file,
-    }
+    let body = file.strip_prefix("---\n").and_then(|rest| {
+        let end = rest.find("\n---\n")?;
+        Some(rest[end + "\n---\n".len()..].to_owned())
+    });
+    body.unwrap_or(file)
 }
 
 /// The titles of the parts a demo's output is in, each under its heading
@@ -52,8 +47,7 @@ pub fn titles(output: &str) -> Vec<&str> {
 /// spaces and blank lines are left out, and it ends with one line break.
 pub fn section(output: &str, title: &str) -> Option<String> {
     let heading = format!("== {title} ==");
-    let start = output.find(&heading)?;
-    let rest = &output[start..];
+    let rest = &output[output.find(&heading)?..];
     let end = rest[heading.len()..]
         .find("\n== ")
         .map_or(rest.len(), |at| at + heading.len() + 1);
@@ -68,98 +62,69 @@ pub fn section_complete(output: &str, title: &str) -> bool {
         .is_some_and(|start| output[start + heading.len()..].contains("\n== "))
 }
 
-/// What says that a callback or a poll held the loop: a busy machine can
-/// keep any of them from the CPU for 100 ms, and the trace then names it;
-/// the pinned scenes hold the loop for no time at all, so those lines are
-/// left out.
-const HELD: &str = " held the loop ";
-
-/// `trace` in the form the tests pin it: lines naming a callback or poll
-/// that held the loop left out, and the measured numbers redacted: the
-/// times of the trace (`[+1.234 s]`, `wait 0.500 s`, `waited 0.501 s`,
-/// `deadline +0.500 s`) become `#.###`, and the durations the demos print
-/// with two decimals (`took 1.20 s`) become `#.##`. Fixed durations in
-/// labels, with one decimal (`sleep 0.5 s`), stay.
+/// `trace` in the form the tests pin it: the lines naming a callback or a
+/// poll that held the loop left out (a busy machine can hold any of them
+/// 100 ms; the pinned scenes hold it for no time), the trace's times
+/// (`[+1.234 s]`, `wait 0.500 s`, `waited 0.501 s`, `deadline +0.500 s`)
+/// made `#.###`, and the durations the demos print with two decimals
+/// (`took 1.20 s`) `#.##`. Fixed durations, one decimal (`sleep 0.5 s`),
+/// stay.
 pub fn redacted(trace: &str) -> String {
-    let mut kept = String::with_capacity(trace.len());
-    for line in trace.lines().filter(|line| !line.contains(HELD)) {
-        kept.push_str(&redacted_line(line, Numbers::TraceAndDurations));
-        kept.push('\n');
-    }
-    kept
-}
-
-/// `output` (a demo's, untraced) with only the durations it measured
-/// redacted: `took 1.20 s` becomes `took #.## s`, as in `redacted`. Every
-/// line is kept, and so is every other number.
-pub fn durations_redacted(output: &str) -> String {
-    output
-        .split_inclusive('\n')
-        .map(|line| redacted_line(line, Numbers::Durations))
+    trace
+        .lines()
+        .filter(|line| !line.contains(" held the loop "))
+        .flat_map(|line| [redacted_line(line, true), "\n".to_owned()])
         .collect()
 }
 
-/// Which measured numbers a redaction hides.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Numbers {
-    /// The trace's times (three decimals) and the demos' durations (two).
-    TraceAndDurations,
-    /// Only the durations the demos print, with two decimals.
-    Durations,
+/// `output` (a demo's, untraced) with only the durations it measured
+/// redacted, as in `redacted`: every line kept, and every other number.
+pub fn durations_redacted(output: &str) -> String {
+    output
+        .split_inclusive('\n')
+        .map(|line| redacted_line(line, false))
+        .collect()
 }
 
-fn redacted_line(line: &str, numbers: Numbers) -> String {
-    let bytes = line.as_bytes();
+/// `line` with its measured numbers redacted: the trace's times only if
+/// `trace_times`.
+fn redacted_line(line: &str, trace_times: bool) -> String {
+    let digits = |text: &str| text.bytes().take_while(u8::is_ascii_digit).count();
     let mut redacted = String::with_capacity(line.len());
-    let mut copied = 0;
-    let mut at = 0;
-    while at < bytes.len() {
-        let starts_a_number = bytes[at].is_ascii_digit()
-            && (at == 0 || !bytes[at - 1].is_ascii_digit());
-        if starts_a_number {
-            if let Some((end, hidden)) = measured(line, at, numbers) {
-                redacted.push_str(&line[copied..at]);
-                redacted.push_str(hidden);
-                copied = end;
-                at = end;
+    let mut rest = line;
+    while let Some(at) = rest.find(|c: char| c.is_ascii_digit()) {
+        let before = &line[..line.len() - rest.len() + at];
+        redacted.push_str(&rest[..at]);
+        let whole = digits(&rest[at..]);
+        let number = &rest[at..at + whole];
+        rest = &rest[at + whole..];
+        let Some(after_point) = rest.strip_prefix('.') else {
+            redacted.push_str(number);
+            continue;
+        };
+        let decimals = digits(after_point);
+        let unit = &after_point[decimals..];
+        let timed = (before.ends_with("[+") && unit.starts_with(" s]"))
+            || ((ends_with_word(before, "wait ")
+                || ends_with_word(before, "waited ")
+                || before.ends_with("deadline +"))
+                && unit.starts_with(" s"));
+        let a_duration = !ends_in_a_word_char(before)
+            && unit
+                .strip_prefix(" s")
+                .is_some_and(|after| !after.starts_with(is_word_char));
+        match decimals {
+            3 if timed && trace_times => redacted.push_str("#.###"),
+            2 if a_duration => redacted.push_str("#.##"),
+            _ => {
+                redacted.push_str(number);
                 continue;
             }
         }
-        at += 1;
+        rest = unit;
     }
-    redacted.push_str(&line[copied..]);
+    redacted.push_str(rest);
     redacted
-}
-
-/// If the number whose digits start at `start` in `line` is a measured
-/// one: where it ends, and what stands for it.
-fn measured(
-    line: &str,
-    start: usize,
-    numbers: Numbers,
-) -> Option<(usize, &'static str)> {
-    let (before, rest) = line.split_at(start);
-    let whole = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let after_point = rest[whole..].strip_prefix('.')?;
-    let decimals = after_point.bytes().take_while(u8::is_ascii_digit).count();
-    let unit = &after_point[decimals..];
-    let end = start + whole + 1 + decimals;
-    let timed = (before.ends_with("[+") && unit.starts_with(" s]"))
-        || ((ends_with_word(before, "wait ")
-            || ends_with_word(before, "waited ")
-            || before.ends_with("deadline +"))
-            && unit.starts_with(" s"));
-    match decimals {
-        3 if timed && numbers == Numbers::TraceAndDurations => Some((end, "#.###")),
-        2 if !ends_in_a_word_char(before)
-            && unit
-                .strip_prefix(" s")
-                .is_some_and(|after| !starts_with_a_word_char(after)) =>
-        {
-            Some((end, "#.##"))
-        }
-        _ => None,
-    }
 }
 
 /// Whether `text` ends with `word`, and no letter or digit is just before
@@ -175,10 +140,6 @@ fn is_word_char(c: char) -> bool {
 
 fn ends_in_a_word_char(text: &str) -> bool {
     text.chars().next_back().is_some_and(is_word_char)
-}
-
-fn starts_with_a_word_char(text: &str) -> bool {
-    text.chars().next().is_some_and(is_word_char)
 }
 
 #[cfg(test)]

@@ -1,38 +1,11 @@
 //! Runs a step's tests for `cargo workshop check`, so that whatever a
-//! participant wrote gets a verdict in bounded time and memory.
-//!
-//! Plain `cargo test` cannot promise that: one test that never ends holds
-//! its whole test binary, libtest's "running for over 60 seconds" note is
-//! captured, and a test that allocates without end takes the machine with
-//! it. cargo-nextest solves the first two, but a participant would have to
-//! install it, and `check` needs more anyway (a memory limit, one test's
-//! own message after an abort, reruns of a few tests in a copy). So this
-//! module does it itself: Cargo builds the test executables and names them
-//! (`cargo test --no-run --message-format=json`), each executable lists its
-//! tests, and every test runs as a process of its own, four at a time, each
-//! with a deadline and, on Linux, a memory limit, and the memory of those
-//! at once bounded too (`memory`). A verdict rests on the exit status and
-//! on signs looked for in all a test printed, however much (`output`).
-//! Lines on stderr say what is being built or run, so no minute passes in
-//! silence.
-//!
-//! The module by what it does:
-//! - `build`: Cargo builds the test executables and the programs they run;
-//!   the compiler's warnings and first error.
-//! - `schedule`: the tests listed and run, each in a process of its own,
-//!   so many at once, and the rules that hurry or stop the rest.
-//! - `verdict`: how a test ended, and what of its output to show.
-//! - `output`: a process's output read in the background, kept in part,
-//!   looked through in full.
-//! - `memory`: one test's limit, and the watcher of the tests' total.
-//! - `processes`: what `check` started, ended on an interrupt or by the
-//!   next `check` after a kill.
-//! - `program`: a step's program run for what it prints, bounded.
-//! - `programs`: the programs a check's tests run, built before them and
-//!   handed over under names of their own.
-//! - `limits`: every clock and count, in one place.
-//!
-//! Here: what they share, the progress lines and the Cargo they run.
+//! participant wrote gets a verdict in bounded time and memory: Cargo
+//! builds the test executables (`build`), and every test runs as a process
+//! of its own, a few at a time, each with a deadline and a memory limit
+//! (`schedule`, `memory`, `processes`); a verdict rests on its exit status
+//! and on signs looked for in all it printed (`verdict`, `output`). Plain
+//! `cargo test` cannot stop one test, nor bound its memory; cargo-nextest
+//! would have to be installed. Every clock and count is in `limits`.
 
 use std::env;
 use std::io::{self, Write};
@@ -50,15 +23,13 @@ mod programs;
 mod schedule;
 mod verdict;
 
-#[cfg(test)]
-mod tests;
 
 pub use build::{
     Built, CompileError, TestBinary, Warning, build_programs, build_tests,
 };
 
 pub use limits::{
-    AT_MOST, AT_ONCE, AT_ONCE_WHEN_HURRIED, ENOUGH_HANGS, HUNG_AFTER, HURRIED,
+    AT_ONCE, AT_ONCE_WHEN_HURRIED, ENOUGH_HANGS, HUNG_AFTER, HURRIED,
     MEMORY_LIMIT_GIB, PATIENCE, PAUSED_AT_MOST, PROBE_DEADLINE, RERUNS_AT_ONCE,
     SLOW, TEST_DEADLINE, TICK,
 };
@@ -206,3 +177,6 @@ fn as_cargo_reads_it(dir: &Path, here: &Path) -> PathBuf {
         here.join(dir)
     }
 }
+
+#[cfg(test)]
+mod tests;

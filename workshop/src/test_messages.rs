@@ -19,54 +19,38 @@ const AROUND: usize = 3;
 /// their first difference (and a line saying where it is), and any other
 /// long line cut short.
 pub fn shorten(message: &str) -> String {
-    let lines: Vec<&str> = message.lines().collect();
+    let mut lines = message.lines().peekable();
     let mut out = Vec::new();
-    let mut index = 0;
-    while index < lines.len() {
-        let pair = (
-            value_after(lines[index], "left:"),
-            lines
-                .get(index + 1)
-                .and_then(|line| value_after(line, "right:")),
-        );
-        if let (Some(left), Some(right)) = pair {
-            if left.len() > LONG || right.len() > LONG {
+    while let Some(line) = lines.next() {
+        let right = lines.peek().and_then(|next| value_after(next, "right:"));
+        match (value_after(line, "left:"), right) {
+            (Some(left), Some(right)) if left.len() > LONG || right.len() > LONG => {
                 out.extend(compared(left, right));
-                index += 2;
-                continue;
+                lines.next();
             }
+            _ if is_prose(line) => out.push(line.to_owned()),
+            _ => out.push(cut(line)),
         }
-        out.push(if is_prose(lines[index]) {
-            lines[index].to_owned()
-        } else {
-            cut(lines[index])
-        });
-        index += 1;
     }
     out.join("\n")
 }
 
 /// `message` without what unwinding from its first panic set off: a
 /// destructor that reached the `todo!()` of a function not yet written,
-/// and Rust's "panic in a destructor during cleanup", which aborts the
-/// process. Those come from a function the participant has not reached
-/// yet and say nothing of the first panic, the one to read. `None` when
-/// there is no such noise, or when a later panic is one of the
-/// participant's own (a written destructor that panics is news).
+/// and Rust's "panic in a destructor during cleanup", which aborts. `None`
+/// when there is no such noise, or when a later panic is the participant's
+/// own (a written destructor that panics is news).
 pub fn without_cleanup_noise(message: &str) -> Option<String> {
     const CLEANUP: &str = "panic in a destructor during cleanup";
     if !message.contains(CLEANUP) {
         return None;
     }
+    let starts_a_panic =
+        |line: &str| line.starts_with("thread '") && line.contains(" panicked at ");
     let mut panics: Vec<Vec<&str>> = Vec::new();
     for line in message.lines() {
         match panics.last_mut() {
-            Some(panic)
-                if !(line.starts_with("thread '")
-                    && line.contains(" panicked at ")) =>
-            {
-                panic.push(line);
-            }
+            Some(panic) if !starts_a_panic(line) => panic.push(line),
             _ => panics.push(vec![line]),
         }
     }
@@ -101,10 +85,8 @@ fn compared(left: &str, right: &str) -> Vec<String> {
         .zip(&rights)
         .position(|(l, r)| l != r)
         .unwrap_or(lefts.len().min(rights.len()));
-    let at = |list: &[&str]| {
-        list.get(first)
-            .map_or("nothing".to_owned(), |i| (*i).to_owned())
-    };
+    let at =
+        |list: &[&str]| list.get(first).copied().unwrap_or("nothing").to_owned();
     vec![
         format!("  left: {}", window(&lefts, first)),
         format!(" right: {}", window(&rights, first)),

@@ -1,13 +1,12 @@
-//! Building a step's tests: Cargo builds the test executables and names
-//! them (`cargo test --no-run --message-format=json`), then the programs and
-//! examples those tests run. What Cargo says is read as it comes: the
-//! executables, the compiler's warnings, and the first compile error, which
-//! `check` shows instead of running anything.
+//! Building a step's tests (`cargo test --no-run --message-format=json`
+//! names the executables), then the programs and examples they run. What
+//! Cargo says is read as it comes: the executables, the compiler's
+//! warnings, and the first compile error.
 
 use std::collections::VecDeque;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::{ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -53,63 +52,31 @@ pub fn build_tests(
     progress: &Progress,
 ) -> Result<Result<Built, CompileError>, String> {
     // `--workspace`, as the README's `cargo test --workspace`: the same
-    // features for every dependency, so what that built is reused here
-    // (`-p workshop-tests` alone compiled a second rustix, serde, syn and
-    // every step).
-    let mut args = vec![
-        "test",
-        "--workspace",
-        "--no-run",
-        "--message-format=json",
-        "--color",
-        "never",
-    ];
+    // features for every dependency, so what that built is reused here.
+    let mut args = vec!["test", "--workspace", "--no-run"];
     for file in files {
         args.extend(["--test", file.as_str()]);
     }
-    let (mut child, mut stderr) = spawn_cargo(cargo, &args, Stdio::piped())?;
-    let messages = lines_in_background(child.stdout.take());
-    let mut binaries = Vec::new();
-    let mut warnings = Vec::new();
+    let mut built = Built::default();
     let mut first_error = None;
     let mut last_built = String::from("nothing yet");
-    let mut last_said = Instant::now();
-    loop {
-        match messages.recv_timeout(Duration::from_secs(1)) {
-            Ok(line) => {
-                let Ok(message) = serde_json::from_str::<serde_json::Value>(&line)
-                else {
-                    continue;
-                };
-                if let Some(name) = message["target"]["name"].as_str() {
-                    name.clone_into(&mut last_built);
-                }
-                if let Some(binary) = test_binary(&message) {
-                    binaries.push(binary);
-                }
-                if first_error.is_none() {
-                    first_error = compile_error(&message);
-                }
-                if let Some(warning) = warning(&message) {
-                    if !warnings.contains(&warning) {
-                        warnings.push(warning);
-                    }
-                }
+    let (status, mut stderr) = run_cargo(cargo, &args, progress, |message| {
+        if let Some(name) = message["target"]["name"].as_str() {
+            name.clone_into(&mut last_built);
+        }
+        built.binaries.extend(test_binary(message));
+        if first_error.is_none() {
+            first_error = compile_error(message);
+        }
+        if let Some(warning) = warning(message) {
+            if !built.warnings.contains(&warning) {
+                built.warnings.push(warning);
             }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
         }
-        stderr.tell_of_a_lock(progress);
-        if last_said.elapsed() >= TICK {
-            progress.say(&format!("still building (last built: {last_built})"));
-            last_said = Instant::now();
-        }
-    }
-    let status = child.wait();
-    processes::forget_cargo(&child);
-    let status = status.map_err(|err| format!("cargo did not end: {err}"))?;
+        format!("still building (last built: {last_built})")
+    })?;
     if status.success() {
-        return Ok(Ok(Built { binaries, warnings }));
+        return Ok(Ok(built));
     }
     Ok(Err(first_error.unwrap_or_else(|| CompileError {
         package_dir: None,
@@ -118,71 +85,84 @@ pub fn build_tests(
 }
 
 /// Builds what step `package`'s tests run besides themselves, its program
-/// and its examples, as the tests build them (`crate::PROGRAM_BUILD_ARGS`,
-/// `crate::example_build_args`), and returns the folder where they wait
-/// for the tests under names of their own (`crate::PREBUILT_PROGRAMS`).
-///
-/// Built here, before any test starts, and handed to the tests: a test
-/// that called Cargo itself did so inside its own deadline, and waited
-/// there while another Cargo held the build folder (rust-analyzer's first
-/// `cargo check`, a second terminal), until the deadline blamed a right
-/// function. Hard links of their own, because another check's build (a
-/// second terminal's, `watch` after a save) could replace Cargo's while
-/// these tests run it.
-///
-/// The examples are named, not `--examples`: that also built the
-/// benchmarks' example, and with it tokio and divan, in a participant's
-/// first check (8 of its 40 s on a fresh clone, measured 2026-11-27).
-/// Naming examples leaves the features as they were: the packages
-/// selected, and so what Cargo resolves, are the same.
+/// and its examples (`crate::example_build_args`), and returns the folder
+/// where they wait for the tests (`crate::PREBUILT_PROGRAMS`): a test that
+/// called Cargo itself waited, inside its deadline, for another Cargo that
+/// held the build folder. The examples are named: `--examples` also built
+/// the benchmarks' example, and with it tokio and divan.
 pub fn build_programs(
     cargo: &Cargo,
     package: &str,
     progress: &Progress,
 ) -> Result<PathBuf, String> {
-    let mut args = vec![
-        "build".to_owned(),
-        "--message-format=json".to_owned(),
-        "--color".to_owned(),
-        "never".to_owned(),
-        "--bin".to_owned(),
-        package.to_owned(),
-    ];
+    let mut args = vec!["build".to_owned(), "--bin".to_owned(), package.to_owned()];
     args.extend(crate::example_build_args(package));
     for example in examples_the_tests_run(&cargo.root, package) {
         args.extend(["--example".to_owned(), example]);
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let (mut child, mut stderr) = spawn_cargo(cargo, &args, Stdio::piped())?;
-    let messages = lines_in_background(child.stdout.take());
     let mut built = Vec::new();
+    let (status, mut stderr) = run_cargo(cargo, &args, progress, |message| {
+        built.extend(program_built(message, package));
+        format!("still building {package}'s program")
+    })?;
+    if !status.success() {
+        return Err(format!(
+            "`cargo {}` failed:\n{}",
+            args.join(" "),
+            stderr.tail(15)
+        ));
+    }
+    programs::hand_over(package, &built).map_err(|err| {
+        format!("could not keep {package}'s programs for its tests: {err}")
+    })
+}
+
+/// Runs Cargo with `args` (noted, so that an interrupt ends it), handing
+/// each JSON message it prints to `read` (first `Null`), which says what
+/// the progress line says every `TICK` meanwhile.
+fn run_cargo(
+    cargo: &Cargo,
+    args: &[&str],
+    progress: &Progress,
+    mut read: impl FnMut(&serde_json::Value) -> String,
+) -> Result<(ExitStatus, CargoStderr), String> {
+    let mut command = cargo.command(args);
+    command
+        .args(["--message-format=json", "--color", "never"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = processes::spawn_cargo(&mut command)
+        .map_err(|err| format!("could not run cargo: {err}"))?;
+    let mut stderr = CargoStderr {
+        lines: lines_in_background(child.stderr.take()),
+        kept: VecDeque::new(),
+        told_of_a_lock: false,
+    };
+    let messages = lines_in_background(child.stdout.take());
+    let mut still = read(&serde_json::Value::Null);
     let mut last_said = Instant::now();
     loop {
         match messages.recv_timeout(Duration::from_millis(100)) {
-            Ok(line) => built.extend(program_built(&line, package)),
+            Ok(line) => {
+                if let Ok(message) = serde_json::from_str(&line) {
+                    still = read(&message);
+                }
+            }
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
         }
         stderr.tell_of_a_lock(progress);
         if last_said.elapsed() >= TICK {
-            progress.say(&format!("still building {package}'s program"));
+            progress.say(&still);
             last_said = Instant::now();
         }
     }
     let status = child.wait();
     processes::forget_cargo(&child);
-    match status {
-        Ok(status) if status.success() => programs::hand_over(package, &built)
-            .map_err(|err| {
-                format!("could not keep {package}'s programs for its tests: {err}")
-            }),
-        Ok(_) => Err(format!(
-            "`cargo {}` failed:\n{}",
-            args.join(" "),
-            stderr.tail(15)
-        )),
-        Err(err) => Err(format!("cargo did not end: {err}")),
-    }
+    let status = status.map_err(|err| format!("cargo did not end: {err}"))?;
+    Ok((status, stderr))
 }
 
 /// The program a `compiler-artifact` message names, if it is one the
@@ -190,23 +170,20 @@ pub fn build_programs(
 /// (`package` for its binary, `examples/package/example` for an example,
 /// and `examples/workshop-tests/trace_scenes` for the traced scenes) and
 /// its path.
-fn program_built(line: &str, package: &str) -> Option<(String, PathBuf)> {
-    let message: serde_json::Value = serde_json::from_str(line).ok()?;
+fn program_built(
+    message: &serde_json::Value,
+    package: &str,
+) -> Option<(String, PathBuf)> {
     if message["reason"] != "compiler-artifact" {
         return None;
     }
     let target = &message["target"];
     let name = target["name"].as_str()?;
-    let kind = |wanted: &str| {
-        target["kind"]
-            .as_array()
-            .is_some_and(|kinds| kinds.iter().any(|kind| kind == wanted))
-    };
-    let place = if kind("bin") && name == package {
+    let place = if is_kind(target, "bin") && name == package {
         package.to_owned()
-    } else if kind("example") && name == "trace_scenes" {
+    } else if is_kind(target, "example") && name == "trace_scenes" {
         format!("examples/workshop-tests/{name}")
-    } else if kind("example") {
+    } else if is_kind(target, "example") {
         format!("examples/{package}/{name}")
     } else {
         return None;
@@ -214,27 +191,9 @@ fn program_built(line: &str, package: &str) -> Option<(String, PathBuf)> {
     Some((place, PathBuf::from(message["executable"].as_str()?)))
 }
 
-/// Cargo run with `args` (noted, so that an interrupt ends it), its
-/// stdout to `stdout`, and its stderr read in the background.
-fn spawn_cargo(
-    cargo: &Cargo,
-    args: &[&str],
-    stdout: Stdio,
-) -> Result<(Child, CargoStderr), String> {
-    let mut child = processes::spawn_cargo(
-        cargo
-            .command(args)
-            .stdin(Stdio::null())
-            .stdout(stdout)
-            .stderr(Stdio::piped()),
-    )
-    .map_err(|err| format!("could not run cargo: {err}"))?;
-    let stderr = CargoStderr {
-        lines: lines_in_background(child.stderr.take()),
-        kept: VecDeque::new(),
-        told_of_a_lock: false,
-    };
-    Ok((child, stderr))
+fn is_kind(target: &serde_json::Value, kind: &str) -> bool {
+    let kinds = target["kind"].as_array();
+    kinds.is_some_and(|kinds| kinds.iter().any(|other| other == kind))
 }
 
 /// What Cargo says on stderr as it builds: its last lines, kept for an
@@ -245,16 +204,10 @@ struct CargoStderr {
     told_of_a_lock: bool,
 }
 
-/// What Cargo prints while another Cargo holds the build folder.
-const WAITING_FOR_A_LOCK: &str = "Blocking waiting for file lock";
-
-/// Enough of Cargo's stderr for any tail a message shows.
-const STDERR_KEPT: usize = 200;
-
 impl CargoStderr {
-    /// Takes the lines Cargo printed so far, and says once, as the
-    /// progress line, that it waits for another Cargo: a check that seems
-    /// stuck for a minute is then understood, not killed.
+    /// Takes the lines Cargo printed so far, and says once that it waits
+    /// for another Cargo: a check that seems stuck for a minute is then
+    /// understood, not killed.
     fn tell_of_a_lock(&mut self, progress: &Progress) {
         while let Ok(line) = self.lines.try_recv() {
             self.keep(line, progress);
@@ -262,7 +215,7 @@ impl CargoStderr {
     }
 
     fn keep(&mut self, line: String, progress: &Progress) {
-        if line.contains(WAITING_FOR_A_LOCK) && !self.told_of_a_lock {
+        if line.contains("Blocking waiting for file lock") && !self.told_of_a_lock {
             progress.say(
                 "waiting for another cargo (rust-analyzer, or a second \
                  terminal?) to finish; the check goes on when it has",
@@ -270,7 +223,7 @@ impl CargoStderr {
             self.told_of_a_lock = true;
         }
         self.kept.push_back(line);
-        if self.kept.len() > STDERR_KEPT {
+        if self.kept.len() > 200 {
             self.kept.pop_front();
         }
     }
@@ -291,10 +244,7 @@ impl CargoStderr {
 /// The test executable a `compiler-artifact` message names, if it is one.
 fn test_binary(message: &serde_json::Value) -> Option<TestBinary> {
     let target = &message["target"];
-    let is_test = target["kind"]
-        .as_array()
-        .is_some_and(|kinds| kinds.iter().any(|kind| kind == "test"));
-    if message["reason"] != "compiler-artifact" || !is_test {
+    if message["reason"] != "compiler-artifact" || !is_kind(target, "test") {
         return None;
     }
     Some(TestBinary {
@@ -303,17 +253,21 @@ fn test_binary(message: &serde_json::Value) -> Option<TestBinary> {
     })
 }
 
-/// The warning a `compiler-message` message carries, if it is one, where
-/// its main span is.
-fn warning(message: &serde_json::Value) -> Option<Warning> {
+/// The diagnostic of `level` a `compiler-message` message carries, if any.
+fn diagnostic<'m>(
+    message: &'m serde_json::Value,
+    level: &str,
+) -> Option<&'m serde_json::Value> {
     let diagnostic = &message["message"];
-    if message["reason"] != "compiler-message" || diagnostic["level"] != "warning" {
-        return None;
-    }
-    let span = diagnostic["spans"]
-        .as_array()?
-        .iter()
-        .find(|span| span["is_primary"] == true)?;
+    (message["reason"] == "compiler-message" && diagnostic["level"] == level)
+        .then_some(diagnostic)
+}
+
+/// The warning a message carries, if any, where its main span is.
+fn warning(message: &serde_json::Value) -> Option<Warning> {
+    let diagnostic = diagnostic(message, "warning")?;
+    let spans = diagnostic["spans"].as_array()?;
+    let span = spans.iter().find(|span| span["is_primary"] == true)?;
     Some(Warning {
         file: span["file_name"].as_str()?.to_owned(),
         line: usize::try_from(span["line_start"].as_u64()?).ok()?,
@@ -321,17 +275,12 @@ fn warning(message: &serde_json::Value) -> Option<Warning> {
     })
 }
 
-/// The error a `compiler-message` message carries, if it is an error.
+/// The error a message carries, if any, and its package's folder.
 fn compile_error(message: &serde_json::Value) -> Option<CompileError> {
-    let diagnostic = &message["message"];
-    if message["reason"] != "compiler-message" || diagnostic["level"] != "error" {
-        return None;
-    }
+    let diagnostic = diagnostic(message, "error")?;
+    let manifest = message["manifest_path"].as_str().map(Path::new);
     Some(CompileError {
-        package_dir: message["manifest_path"]
-            .as_str()
-            .and_then(|manifest| Path::new(manifest).parent())
-            .map(Path::to_path_buf),
+        package_dir: manifest.and_then(Path::parent).map(Path::to_path_buf),
         message: diagnostic["rendered"]
             .as_str()
             .unwrap_or_default()
@@ -344,25 +293,19 @@ fn compile_error(message: &serde_json::Value) -> Option<CompileError> {
 /// as `cargo run -p stepNN --example NAME` runs them), and the traced
 /// scenes of the tests' package (`tests/examples/trace_scenes.rs`).
 fn examples_the_tests_run(root: &Path, package: &str) -> Vec<String> {
-    let mut examples = vec!["trace_scenes".to_owned()];
-    let number = package.trim_start_matches("step");
+    let prefix = format!("{package}-");
     let folders = fs::read_dir(root).into_iter().flatten().flatten();
-    for folder in folders.filter(|entry| {
-        entry
-            .file_name()
-            .to_string_lossy()
-            .starts_with(&format!("step{number}-"))
-    }) {
-        let found = fs::read_dir(folder.path().join("examples"));
-        for entry in found.into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.extension().is_some_and(|ext| ext == "rs") {
-                if let Some(stem) = path.file_stem() {
-                    examples.push(stem.to_string_lossy().into_owned());
-                }
-            }
-        }
-    }
+    let step = folders
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with(&prefix));
+    let files = step.flat_map(|folder| fs::read_dir(folder.path().join("examples")));
+    let mut examples: Vec<String> = files
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .filter_map(|path| Some(path.file_stem()?.to_string_lossy().into_owned()))
+        .chain(["trace_scenes".to_owned()])
+        .collect();
     examples.sort();
     examples.dedup();
     examples

@@ -1,13 +1,8 @@
 //! What is kept of a test's output: its head and tail, to show, and which
-//! of the signs a verdict rests on it held anywhere, to judge. Each stream
-//! is read on a thread of its own, a test's and Cargo's alike, so that no
-//! process blocks on a full pipe while `check` waits for it.
-//!
-//! Judging from what is kept to show once failed a correct function: a
-//! participant debugging with `println!` printed 310 KB, libtest's result
-//! line came after the part kept, and `check` said the test asserted
-//! nothing. So every byte is looked through for the signs, however many
-//! megabytes come first, and only what is shown is cut.
+//! of the signs a verdict rests on it held anywhere, to judge (judged from
+//! the part kept, a test that printed 310 KB before libtest's result line
+//! failed). Each stream is read on a thread of its own, so that no process
+//! blocks on a full pipe while `check` waits for it.
 
 use std::io::{BufRead, BufReader, ErrorKind, Read};
 use std::sync::mpsc::{self, Receiver};
@@ -15,8 +10,7 @@ use std::thread;
 use std::time::Duration;
 
 /// What is kept of each end of an output stream to show: far more than a
-/// panic message, and bounded, as a test printing without end must not
-/// fill our memory.
+/// panic message, and bounded, as a test may print without end.
 const KEPT_EACH_END: usize = 128 * 1024;
 
 /// One output stream of a test, read to its end.
@@ -36,8 +30,12 @@ impl Output {
 
 /// Reads `pipe` to its end, looking for `signs` in all of it.
 pub(super) fn read(mut pipe: impl Read, signs: &[&'static str]) -> Output {
-    let mut signs = Signs::new(signs);
+    let mut seen = Vec::new();
     let mut kept = Kept::default();
+    // The last bytes read, and as many before them as a sign but one: a
+    // sign may be split across two reads.
+    let mut window = Vec::new();
+    let longest = signs.iter().map(|sign| sign.len()).max().unwrap_or(1);
     let mut buffer = vec![0; 64 * 1024];
     loop {
         let read = match pipe.read(&mut buffer) {
@@ -46,65 +44,45 @@ pub(super) fn read(mut pipe: impl Read, signs: &[&'static str]) -> Output {
             Err(err) if err.kind() == ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
-        signs.look_through(&buffer[..read]);
         kept.add(&buffer[..read]);
+        window.extend_from_slice(&buffer[..read]);
+        look_through(&window, signs, &mut seen);
+        window.drain(..window.len().saturating_sub(longest - 1));
     }
     Output {
         text: kept.shown(),
-        seen: signs.seen,
+        seen,
     }
 }
 
-/// The signs looked for, and those seen so far.
-struct Signs {
-    wanted: Vec<&'static str>,
-    seen: Vec<&'static str>,
-    /// The end of what came before, as long as a sign but one byte: a sign
-    /// may be split across two reads.
-    carried: Vec<u8>,
-}
-
-impl Signs {
-    fn new(wanted: &[&'static str]) -> Self {
-        Signs {
-            wanted: wanted.to_vec(),
-            seen: Vec::new(),
-            carried: Vec::new(),
+/// Adds to `seen` the `signs` that `window` holds.
+fn look_through(
+    window: &[u8],
+    signs: &[&'static str],
+    seen: &mut Vec<&'static str>,
+) {
+    // The signs are ASCII: none is hidden or made up by U+FFFD. Made only
+    // when needed, as it costs more than a look for a rare letter.
+    let mut text = None;
+    for sign in signs {
+        let Some((offset, rare)) = rarest_letter(sign) else {
+            continue;
+        };
+        if seen.contains(sign) || !window.contains(&rare) {
+            continue;
         }
-    }
-
-    fn look_through(&mut self, bytes: &[u8]) {
-        let longest = self.wanted.iter().map(|sign| sign.len()).max();
-        let Some(longest) = longest else { return };
-        let mut window = std::mem::take(&mut self.carried);
-        window.extend_from_slice(bytes);
-        // A byte that is not UTF-8 becomes U+FFFD, and the signs are ASCII:
-        // none is hidden or made up. Made only when needed, as it costs
-        // more than a quick look for a sign's rarest letter.
-        let mut text = None;
-        for sign in &self.wanted {
-            let Some((offset, rare)) = rarest_letter(sign) else {
-                continue;
-            };
-            if self.seen.contains(sign) || !window.contains(&rare) {
-                continue;
-            }
-            let text = text.get_or_insert_with(|| String::from_utf8_lossy(&window));
-            if holds(text, sign, offset) {
-                self.seen.push(sign);
-            }
+        let text = text.get_or_insert_with(|| String::from_utf8_lossy(window));
+        if holds(text, sign, offset) {
+            seen.push(sign);
         }
-        let carry_from = window.len().saturating_sub(longest - 1);
-        self.carried = window.split_off(carry_from);
     }
 }
 
 /// Whether `text` holds `sign`, whose rarest letter is at `offset`: fast
-/// even unoptimized, as `check` runs. There `str::contains` reads some 200
-/// MB/s, and a reader that slow made a test printing a megabyte wait on
-/// its pipe for 20 ms, enough to miss a timing. So only the places holding
-/// the rarest letter are compared, found by `str::find(char)`, which std's
-/// own optimized `memchr` does.
+/// even unoptimized, as `check` runs, where `str::contains` made a test
+/// printing a megabyte wait on its pipe long enough to miss a timing. Only
+/// the places of the rarest letter are compared, found by std's optimized
+/// `memchr` (`str::find(char)`).
 fn holds(text: &str, sign: &str, offset: usize) -> bool {
     let rare = char::from(sign.as_bytes()[offset]);
     let (bytes, sign) = (text.as_bytes(), sign.as_bytes());
@@ -119,9 +97,8 @@ fn holds(text: &str, sign: &str, offset: usize) -> bool {
     false
 }
 
-/// The letter of `sign` (ASCII) least common in English text, and where:
-/// letters by how common they are, and any other character rarer than
-/// all.
+/// The letter of `sign` (ASCII) least common in English text, and where;
+/// any other character is rarer than all.
 fn rarest_letter(sign: &str) -> Option<(usize, u8)> {
     const COMMON_FIRST: &[u8] = b" etaoinshrdlcumwfgypbvkjxqz";
     sign.bytes().enumerate().max_by_key(|(_, letter)| {
@@ -190,9 +167,8 @@ pub(super) fn tail(text: &str, count: usize) -> String {
     lines[lines.len().saturating_sub(count)..].join("\n")
 }
 
-/// Reads `pipe` to its end on a thread of its own (so the writer never
-/// blocks on a full pipe), looking for `signs`: what it kept arrives on
-/// the receiver.
+/// Reads `pipe` to its end on a thread of its own, looking for `signs`:
+/// what it kept arrives on the receiver.
 pub(super) fn read_in_background(
     pipe: Option<impl Read + Send + 'static>,
     signs: &'static [&'static str],

@@ -10,7 +10,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::memory::MemoryCap;
 use super::processes;
 
 /// What a program printed, stdout and stderr together.
@@ -36,7 +35,8 @@ pub fn merged_output_within(
         .stdin(Stdio::null())
         .stdout(writer.try_clone()?)
         .stderr(writer);
-    let mut child = spawn_capped(&mut command)?;
+    // Under the tests' memory cap: a runaway demo once held 4 GiB.
+    let mut child = processes::spawn_test(&mut command)?;
     drop(command); // our copies of the writer: the read ends with the child
     let printed = Arc::new(Mutex::new(Vec::new()));
     let (done, finished) = mpsc::channel();
@@ -73,19 +73,12 @@ pub fn merged_output_within(
     })
 }
 
-/// Starts `command` as a test is started, under the tests' memory cap: a
-/// runaway demo once held 4 GiB for the 8 s it may run. The child takes
-/// the cap as it starts.
-fn spawn_capped(command: &mut Command) -> io::Result<std::process::Child> {
-    let _capped = MemoryCap::new();
-    processes::spawn_test(command)
-}
-
 fn lock(printed: &Mutex<Vec<u8>>) -> std::sync::MutexGuard<'_, Vec<u8>> {
     printed.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 
@@ -109,7 +102,7 @@ mod tests {
         // program: that ends the children other tests start at once.
         let mut command = Command::new("sh");
         command.args(["-c", "ulimit -d"]).stdout(Stdio::piped());
-        let printed = spawn_capped(&mut command)
+        let printed = processes::spawn_test(&mut command)
             .and_then(std::process::Child::wait_with_output)
             .unwrap();
         let kib = super::super::MEMORY_LIMIT_GIB << 20;

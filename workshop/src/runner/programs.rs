@@ -1,7 +1,7 @@
 //! The programs a check's tests run (the step's binary, its examples, the
-//! traced scenes), handed over under names of their own in a folder of
-//! this check's, which the tests find by `crate::PREBUILT_PROGRAMS`
-//! instead of asking Cargo (see `build::build_programs` for why).
+//! traced scenes), handed over under names of their own, as another
+//! check's build may replace Cargo's meanwhile, in a folder of this
+//! check's that the tests find by `crate::PREBUILT_PROGRAMS`.
 
 use std::env::consts::EXE_SUFFIX;
 use std::fs;

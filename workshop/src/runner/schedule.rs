@@ -1,24 +1,23 @@
 //! Listing a step's tests and running them: each test in a process of its
-//! own, `AT_ONCE` at a time (more while those running seem stuck), each
-//! stopped at its deadline; and the rules that stop the run early: once
-//! enough tests hung, the rest are hurried (and some files left out), and
-//! once the caller has its answer, what is left stops.
+//! own, `AT_ONCE` at a time, each stopped at its deadline; and the rules
+//! that stop the run early: once enough tests hung, the rest are hurried
+//! (and some files left out), and once the caller has its answer, what is
+//! left stops.
 
 use std::collections::VecDeque;
+use std::io;
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::Receiver;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::memory::{self, MemoryCap};
-use super::output::{collect, read_in_background};
+use super::memory::stopped_for_memory;
+use super::output::{Output, collect, read_in_background};
 use super::verdict::{self, Outcome, TestRun};
 use super::{
-    AT_MOST, AT_ONCE, AT_ONCE_WHEN_HURRIED, Cargo, HURRIED, Progress, SLOW, TICK,
-    TestBinary, processes,
+    AT_ONCE, AT_ONCE_WHEN_HURRIED, Cargo, HURRIED, Progress, SLOW, TICK, TestBinary,
+    processes,
 };
 
 /// One test: `file::name`, in the executable that holds it.
@@ -28,8 +27,7 @@ pub struct TestCase {
     pub name: String,
     pub binary: PathBuf,
     /// Set for this run of the test only (beside `Settings::env`): the
-    /// probe runs one test several times, each with a different function
-    /// of the authors' switched on.
+    /// probe's reruns each switch on another function of the authors'.
     pub env: Vec<(String, String)>,
 }
 
@@ -39,18 +37,15 @@ impl TestCase {
         format!("{}::{}", self.file, self.name)
     }
 
-    /// `id`, and this run's own environment if it has one: what tells two
-    /// runs of one test apart.
+    /// `id`, and this run's own environment: what tells two runs apart.
     fn label(&self) -> String {
-        let env: Vec<String> = self
+        let env = self
             .env
             .iter()
-            .map(|(key, value)| format!("{key}={value}"))
-            .collect();
-        if env.is_empty() {
-            self.id()
-        } else {
-            format!("{} ({})", self.id(), env.join(" "))
+            .map(|(key, value)| format!(" {key}={value}"));
+        match env.collect::<String>() {
+            env if env.is_empty() => self.id(),
+            env => format!("{} ({})", self.id(), &env[1..]),
         }
     }
 }
@@ -61,9 +56,8 @@ pub fn list_tests(
     binary: &TestBinary,
     prefix: &str,
 ) -> Result<Vec<TestCase>, String> {
-    let all = listed(binary, false)?;
     let ignored = listed(binary, true)?;
-    Ok(all
+    Ok(listed(binary, false)?
         .into_iter()
         .filter(|name| name.starts_with(prefix) && !ignored.contains(name))
         .map(|name| TestCase {
@@ -99,21 +93,19 @@ pub struct Settings {
     pub deadline: Duration,
     pub env: Vec<(String, String)>,
     /// Once this many tests hung, each test left may run only `HURRIED`,
-    /// and is left out if it runs longer: the step surely hangs, and each
-    /// more hang would cost a deadline, but a quick failure may still name
-    /// the function. So too, when set, once every test has started, those
-    /// running all seem stuck, and one failed with a message.
+    /// and is left out if it runs longer: each more hang would cost a
+    /// deadline, but a quick failure may still name the function. So too,
+    /// when set, once all have started, those running all seem stuck, and
+    /// one failed with a message.
     pub enough_hangs: Option<usize>,
-    /// `SLOW` and `HURRIED`, but for this module's own tests, which wait
-    /// them out and need not wait 5 s to see what happens after.
+    /// `SLOW` and `HURRIED`, shorter in this module's own tests.
     pub slow: Duration,
     pub hurried: Duration,
-    /// How many run at once from the start (`AT_ONCE`; the probe's reruns,
-    /// which mostly wait on a hang, all at once).
+    /// How many run at once (`AT_ONCE`; the probe's reruns, which mostly
+    /// wait on a hang, more).
     pub at_once: usize,
     /// The test files not run at all once enough tests hung (`check`: the
-    /// demos' traces and snapshots, which take seconds when right, and
-    /// hang with the rest when the loop does).
+    /// demos' traces and snapshots, which hang with the rest).
     pub left_out_when_hurried: Vec<String>,
 }
 
@@ -132,59 +124,18 @@ impl Settings {
     }
 }
 
-/// The tests that ran, in the order asked, and those left out after
-/// `enough_hangs` (stopped after `HURRIED`).
+/// The tests that ran, in the order asked, and those left out.
 #[derive(Debug, Clone)]
 pub struct Ran {
     pub runs: Vec<TestRun>,
     pub not_run: Vec<TestCase>,
-    /// Whether the caller's `enough` ended the run (`run_tests_until`):
-    /// those not run were left out for that, not for hanging.
+    /// Whether the caller's `enough` ended the run (`run_tests_until`),
+    /// and left out those not run.
     pub enough: bool,
 }
 
-/// What a worker tells the thread that reports progress.
-enum Event {
-    Started(String),
-    Finished(TestRun),
-    /// Stopped after `HURRIED`, because enough tests hung.
-    LeftOut(String),
-}
-
-/// What the thread that reports progress tells the workers.
-#[derive(Default)]
-struct Orders {
-    /// Enough tests hung, or the rest seem stuck after a quick failure:
-    /// each left may run only `Settings::hurried`.
-    hurry: AtomicBool,
-    /// The caller has what it asked for: every test still running stops.
-    stop: AtomicBool,
-    /// How many tests hung so far, and whether that is enough
-    /// (`Settings::enough_hangs`).
-    hangs: AtomicUsize,
-    hung_enough: AtomicBool,
-    /// What the tests running hold together; the biggest stops past a sum.
-    memory: Arc<memory::Watch>,
-}
-
-impl Orders {
-    /// Counts a hang; at the one that makes enough, hurries the rest and
-    /// takes the files `Settings::left_out_when_hurried` names out of the
-    /// queue. Done by the worker itself, before it takes its next test, so
-    /// that no test of those files starts after the hang that made enough.
-    fn note_hang(&self, settings: &Settings, queue: &Mutex<VecDeque<TestCase>>) {
-        let hangs = self.hangs.fetch_add(1, Ordering::SeqCst) + 1;
-        if settings.enough_hangs.is_some_and(|enough| hangs >= enough)
-            && !self.hung_enough.swap(true, Ordering::SeqCst)
-        {
-            leave_out_once_hurried(queue, &settings.left_out_when_hurried);
-            self.hurry.store(true, Ordering::SeqCst);
-        }
-    }
-}
-
-/// Runs every test in `cases`, `AT_ONCE` at a time (more while those
-/// running seem stuck), each in a process of its own.
+/// Runs every test in `cases`, `Settings::at_once` at a time, each in a
+/// process of its own.
 pub fn run_tests(
     cases: &[TestCase],
     settings: &Settings,
@@ -201,195 +152,194 @@ pub struct SoFar<'r> {
     pub runs: &'r [TestRun],
     /// How many were left out, stopped after `HURRIED`.
     pub left_out: usize,
-    /// Whether every test running has run `SLOW` or more: they may never
-    /// end.
+    /// Whether every test running has run `SLOW` or more.
     pub seem_stuck: bool,
     /// The tests running, with how long each has run.
     pub running: Vec<(TestCase, Duration)>,
 }
 
-/// Whether every test running has run `slow` or more.
-fn each_ran_at_least(running: &[(String, Instant)], slow: Duration) -> bool {
-    !running.is_empty() && running.iter().all(|(_, since)| since.elapsed() >= slow)
-}
-
 /// `run_tests`, but once `enough` says the tests so far answer the
-/// caller's question, the
-/// tests left are not started and those running are stopped (and left
-/// out, as `Ran::not_run`).
+/// caller's question, the tests left are not started and those running
+/// are stopped (and left out, as `Ran::not_run`).
 pub fn run_tests_until(
     cases: &[TestCase],
     settings: &Settings,
     progress: &Progress,
     enough: impl Fn(&SoFar) -> bool,
 ) -> Ran {
-    let _capped = MemoryCap::new();
-    let queue = Arc::new(Mutex::new(cases.iter().cloned().collect::<VecDeque<_>>()));
-    let orders = Arc::new(Orders::default());
-    let _watching = memory::Watch::start(&orders.memory);
-    let hurry = &orders.hurry;
-    let (sender, received) = mpsc::channel();
-    for _ in 0..settings.at_once {
-        start_worker(&queue, &orders, settings, sender.clone());
-    }
-    let (mut workers, mut more_workers) = (settings.at_once, Some(sender));
-    let mut runs: Vec<TestRun> = Vec::new();
-    let mut running: Vec<(String, Instant)> = Vec::new();
-    let mut last_said = Instant::now();
-    let mut said_hurried = false;
-    let mut left_out = 0;
-    loop {
-        if is_empty(&queue) {
-            // None needed: the workers' own senders keep the channel open
-            // until the last one ends.
-            more_workers = None;
-        }
-        let all_slow = each_ran_at_least(&running, settings.slow);
-        // All quick tests done, one failed with a message: that names the
-        // mistake better than the slow ones left would, so they are hurried.
-        let failed_quickly = runs.iter().any(|run| {
-            !run.outcome.passed() && !run.hung() && !run.only_lines_added()
-        });
-        if settings.enough_hangs.is_some()
-            && all_slow
-            && failed_quickly
-            && is_empty(&queue)
-            && !hurry.swap(true, Ordering::SeqCst)
-        {
-            progress.say(&format!(
-                "a test failed, and those still running, each for {} s or more, seem stuck: \
-                 they are left out",
-                settings.slow.as_secs()
-            ));
-        }
-        if let Some(sender) = more_workers.as_ref().filter(|_| {
-            let hurried = hurry.load(Ordering::SeqCst);
-            (hurried && workers < AT_ONCE_WHEN_HURRIED)
-                || (all_slow && workers < AT_MOST)
-        }) {
-            start_worker(&queue, &orders, settings, sender.clone());
-            workers += 1;
-        }
-        match received.recv_timeout(Duration::from_secs(1)) {
-            Ok(Event::Started(label)) => running.push((label, Instant::now())),
-            Ok(Event::LeftOut(label)) => {
-                running.retain(|(other, _)| *other != label);
-                left_out += 1;
-            }
-            Ok(Event::Finished(run)) => {
-                let label = run.case.label();
-                running.retain(|(other, _)| *other != label);
-                if !run.outcome.passed() {
-                    progress.say(&format!("{label}: {}", run.outcome.summary()));
-                }
-                runs.push(run);
-            }
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => break,
-        }
+    let mut pool = Pool {
+        settings,
+        progress,
+        queue: cases.iter().cloned().collect(),
+        running: Vec::new(),
+        runs: Vec::new(),
+        hurried: false,
+        hangs: 0,
+        left_out: 0,
+    };
+    let (mut stopped, mut last_said) = (false, Instant::now());
+    while !pool.queue.is_empty() || !pool.running.is_empty() {
+        pool.start_more();
+        thread::sleep(Duration::from_millis(20));
+        pool.end_those_over();
+        let seem_stuck = each_ran_at_least(&pool.running, settings.slow);
+        pool.hurry_after_a_quick_failure(seem_stuck);
         let so_far = SoFar {
-            runs: &runs,
-            left_out,
-            // Asked again: a test started since (a worker added because
-            // all seemed stuck) has not run `slow` yet.
-            seem_stuck: each_ran_at_least(&running, settings.slow),
-            running: running_for(&running, cases),
+            runs: &pool.runs,
+            left_out: pool.left_out,
+            seem_stuck,
+            running: pool
+                .running
+                .iter()
+                .map(|test| (test.case.clone(), test.began.elapsed()))
+                .collect(),
         };
-        if !orders.stop.load(Ordering::SeqCst) && enough(&so_far) {
-            orders.stop.store(true, Ordering::SeqCst);
-            if let Ok(mut queue) = queue.lock() {
-                queue.clear();
-            }
-        }
-        // Raised by the worker whose test was the last hang it took.
-        if orders.hung_enough.load(Ordering::SeqCst)
-            && !said_hurried
-            && !orders.stop.load(Ordering::SeqCst)
-        {
-            say_hurried(&queue, settings.hurried, progress);
-            said_hurried = true;
-        }
         if last_said.elapsed() >= TICK {
-            progress.say(&still_running(&running, runs.len(), cases.len()));
+            let done = pool.runs.len();
+            progress.say(&still_running(&so_far.running, done, cases.len()));
             last_said = Instant::now();
         }
+        if enough(&so_far) {
+            stopped = true;
+            pool.queue.clear();
+            pool.running.drain(..).for_each(Running::stop);
+        }
     }
+    let mut runs = pool.runs;
     runs.sort_by_key(|run| cases.iter().position(|case| *case == run.case));
     let not_run = cases
         .iter()
         .filter(|case| !runs.iter().any(|run| run.case == **case))
         .cloned()
         .collect();
-    let enough = orders.stop.load(Ordering::SeqCst);
     Ran {
         runs,
         not_run,
-        enough,
+        enough: stopped,
     }
 }
 
-/// The tests `running` (each with when it started), with how long each
-/// has run.
-fn running_for(
-    running: &[(String, Instant)],
-    cases: &[TestCase],
-) -> Vec<(TestCase, Duration)> {
-    running
-        .iter()
-        .filter_map(|(label, since)| {
-            let case = cases.iter().find(|case| case.label() == *label)?;
-            Some((case.clone(), since.elapsed()))
-        })
-        .collect()
+/// The tests of a run: waiting, running and ended, and the rules met.
+struct Pool<'s> {
+    settings: &'s Settings,
+    progress: &'s Progress,
+    queue: VecDeque<TestCase>,
+    running: Vec<Running>,
+    runs: Vec<TestRun>,
+    /// Each test may run only `Settings::hurried`.
+    hurried: bool,
+    hangs: usize,
+    left_out: usize,
 }
 
-/// A thread that runs the queued tests one by one until the queue is
-/// empty, telling what it starts and how that ended.
-fn start_worker(
-    queue: &Arc<Mutex<VecDeque<TestCase>>>,
-    orders: &Arc<Orders>,
-    settings: &Settings,
-    events: mpsc::Sender<Event>,
-) {
-    let (queue, orders) = (Arc::clone(queue), Arc::clone(orders));
-    let settings = settings.clone();
-    thread::spawn(move || {
-        while let Some(case) = next_case(&queue) {
-            let _ = events.send(Event::Started(case.label()));
-            let _ = events.send(match run_one(&case, &settings, &orders) {
-                Some(run) => {
-                    if run.hung() {
-                        orders.note_hang(&settings, &queue);
-                    }
-                    Event::Finished(run)
-                }
-                None => Event::LeftOut(case.label()),
-            });
+impl Pool<'_> {
+    /// Starts tests until `Settings::at_once` run (more once hurried, as
+    /// each then runs `HURRIED` at most).
+    fn start_more(&mut self) {
+        let mut at_once = self.settings.at_once;
+        if self.hurried {
+            at_once = at_once.max(AT_ONCE_WHEN_HURRIED);
         }
-    });
-}
+        while self.running.len() < at_once {
+            let Some(case) = self.queue.pop_front() else {
+                return;
+            };
+            match Running::start(&case, self.settings) {
+                Ok(test) => self.running.push(test),
+                Err(err) => self.ended(TestRun {
+                    case,
+                    outcome: Outcome::Crashed(format!(
+                        "could not start the test: {err}"
+                    )),
+                    took: Duration::ZERO,
+                }),
+            }
+        }
+    }
 
-fn next_case(queue: &Mutex<VecDeque<TestCase>>) -> Option<TestCase> {
-    queue.lock().ok()?.pop_front()
-}
+    /// Ends the tests that exited, ran past the deadline, or, once
+    /// hurried, ran `Settings::hurried` (those are left out).
+    fn end_those_over(&mut self) {
+        let settings = self.settings;
+        let mut index = 0;
+        while index < self.running.len() {
+            let test = &mut self.running[index];
+            let exited = test.child.try_wait().ok().flatten();
+            let ran = test.began.elapsed();
+            let left_out = has_had_its_time(ran, self.hurried, settings.hurried);
+            if exited.is_none() && !left_out && ran < settings.deadline {
+                index += 1;
+                continue;
+            }
+            let test = self.running.remove(index);
+            if exited.is_none() && left_out {
+                test.stop();
+                self.left_out += 1;
+            } else {
+                self.ended(test.end(exited, settings.deadline));
+            }
+        }
+    }
 
-fn is_empty(queue: &Mutex<VecDeque<TestCase>>) -> bool {
-    queue.lock().map_or(true, |queue| queue.is_empty())
-}
+    /// Notes a test ended; at the hang that makes enough, hurries the rest
+    /// and takes the files `Settings::left_out_when_hurried` names out of
+    /// the queue, before another test starts.
+    fn ended(&mut self, run: TestRun) {
+        if !run.outcome.passed() {
+            let label = run.case.label();
+            self.progress
+                .say(&format!("{label}: {}", run.outcome.summary()));
+        }
+        let hung = run.hung();
+        self.runs.push(run);
+        if !hung {
+            return;
+        }
+        self.hangs += 1;
+        if self.settings.enough_hangs == Some(self.hangs) {
+            let files = &self.settings.left_out_when_hurried;
+            self.queue.retain(|case| !files.contains(&case.file));
+            self.hurried = true;
+            say_hurried(self.queue.len(), self.settings.hurried, self.progress);
+        }
+    }
 
-/// Takes the tests of `files` out of the queue: they will not run.
-fn leave_out_once_hurried(queue: &Mutex<VecDeque<TestCase>>, files: &[String]) {
-    if let Ok(mut queue) = queue.lock() {
-        queue.retain(|case| !files.contains(&case.file));
+    /// All quick tests done, one failed with a message, and those running
+    /// `seem_stuck`: that failure names the mistake better than the slow
+    /// ones would, so they are hurried.
+    fn hurry_after_a_quick_failure(&mut self, seem_stuck: bool) {
+        let failed_quickly = self.runs.iter().any(|run| {
+            !run.outcome.passed() && !run.hung() && !run.only_lines_added()
+        });
+        if self.settings.enough_hangs.is_some()
+            && seem_stuck
+            && failed_quickly
+            && self.queue.is_empty()
+            && !self.hurried
+        {
+            self.hurried = true;
+            self.progress.say(&format!(
+                "a test failed, and those still running, each for {} s or more, seem stuck: \
+                 they are left out",
+                self.settings.slow.as_secs()
+            ));
+        }
     }
 }
 
-fn say_hurried(
-    queue: &Mutex<VecDeque<TestCase>>,
-    hurried: Duration,
-    progress: &Progress,
-) {
-    let left = queue.lock().map_or(0, |queue| queue.len());
+/// Whether every test running has run `slow` or more.
+fn each_ran_at_least(running: &[Running], slow: Duration) -> bool {
+    !running.is_empty() && running.iter().all(|test| test.began.elapsed() >= slow)
+}
+
+/// Whether a test that has run `ran` is to be left out: only once the
+/// run is hurried, and then once it has run `hurried_for` in all, counted
+/// from its start: one that ran that long has no quick failure to give.
+fn has_had_its_time(ran: Duration, hurried: bool, hurried_for: Duration) -> bool {
+    hurried && ran >= hurried_for
+}
+
+fn say_hurried(left: usize, hurried: Duration, progress: &Progress) {
     let which = match left {
         0 => return,
         1 => "the one test left".to_owned(),
@@ -404,10 +354,14 @@ fn say_hurried(
 /// The progress line while tests run: how many are done, and which run
 /// now, with their seconds; between two tests, when none runs, only the
 /// count (not "running " with nothing after it).
-fn still_running(running: &[(String, Instant)], done: usize, all: usize) -> String {
+fn still_running(
+    running: &[(TestCase, Duration)],
+    done: usize,
+    all: usize,
+) -> String {
     let now: Vec<String> = running
         .iter()
-        .map(|(id, since)| format!("{id} ({} s)", since.elapsed().as_secs()))
+        .map(|(case, ran)| format!("{} ({} s)", case.label(), ran.as_secs()))
         .collect();
     if now.is_empty() {
         format!("{done} of {all} tests done")
@@ -416,104 +370,71 @@ fn still_running(running: &[(String, Instant)], done: usize, all: usize) -> Stri
     }
 }
 
-/// Runs one test alone, stopped at the deadline, memory limited.
-/// `None` if it was stopped after `HURRIED`, once told to hurry, or when
-/// told to stop.
-fn run_one(
-    case: &TestCase,
-    settings: &Settings,
-    orders: &Orders,
-) -> Option<TestRun> {
-    let began = Instant::now();
-    let mut command = Command::new(&case.binary);
-    // `--nocapture`: a test that aborts its process (a stack overflow, a
-    // panic in a destructor) loses what libtest captured; straight to
-    // stderr, its panic message survives.
-    command
-        .args([&case.name, "--exact", "--nocapture", "--test-threads", "1"])
-        .args(["--color", "never"])
-        .current_dir(&settings.package_dir)
-        .envs(settings.env.iter().map(|(key, value)| (key, value)))
-        .envs(case.env.iter().map(|(key, value)| (key, value)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let outcome = match processes::spawn_test(&mut command) {
-        Ok(mut child) => {
-            orders.memory.add(child.id());
-            let stdout =
-                read_in_background(child.stdout.take(), verdict::STDOUT_SIGNS);
-            let stderr =
-                read_in_background(child.stderr.take(), verdict::STDERR_SIGNS);
-            let status = wait_until(&mut child, settings, orders);
-            let stopped_for_memory = orders.memory.remove(child.id());
-            // Also ends what the test started (a demo, a server) and left.
-            let escaped = processes::end_test(&mut child);
-            if !escaped.is_empty() {
-                eprintln!(
-                    "{}: ended what it left running outside its process group: {}",
-                    case.label(),
-                    escaped.join(", ")
-                );
-            }
-            let (stdout, stderr) = (collect(&stdout), collect(&stderr));
-            match status {
-                Waited::Stopped => return None,
-                Waited::Deadline => Outcome::TimedOut(settings.deadline),
-                Waited::Exited(status) => match stopped_for_memory {
-                    Some(why) => Outcome::OutOfMemory(why),
-                    None => verdict::classify(status, &stdout, &stderr, &case.name),
-                },
-            }
-        }
-        Err(err) => Outcome::Crashed(format!("could not start the test: {err}")),
-    };
-    Some(TestRun {
-        case: case.clone(),
-        outcome,
-        took: began.elapsed(),
-    })
+/// A test running in a process of its own, its output read meanwhile.
+struct Running {
+    case: TestCase,
+    child: Child,
+    stdout: Receiver<Output>,
+    stderr: Receiver<Output>,
+    began: Instant,
 }
 
-/// How waiting for a test ended.
-enum Waited {
-    Exited(ExitStatus),
-    Deadline,
-    Stopped,
-}
+impl Running {
+    fn start(case: &TestCase, settings: &Settings) -> io::Result<Running> {
+        let mut command = Command::new(&case.binary);
+        // `--nocapture`: a test that aborts its process (a stack overflow,
+        // a panic in a destructor) loses what libtest captured; straight to
+        // stderr, its panic message survives.
+        command
+            .args([&case.name, "--exact", "--nocapture", "--test-threads", "1"])
+            .args(["--color", "never"])
+            .current_dir(&settings.package_dir)
+            .envs(settings.env.iter().map(|(key, value)| (key, value)))
+            .envs(case.env.iter().map(|(key, value)| (key, value)))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = processes::spawn_test(&mut command)?;
+        Ok(Running {
+            stdout: read_in_background(child.stdout.take(), verdict::STDOUT_SIGNS),
+            stderr: read_in_background(child.stderr.take(), verdict::STDERR_SIGNS),
+            child,
+            case: case.clone(),
+            began: Instant::now(),
+        })
+    }
 
-/// Waits for the child to end, at most until the deadline, or until told
-/// to stop. Once told to hurry, a test may run `HURRIED` in all, counted
-/// from its start: one that has run longer already is stopped then. What
-/// a hurried test is looked at for is a quick failure, and one that has
-/// run `HURRIED` without failing has shown it has none to give; three
-/// seconds more (as when they counted from the hurry) only delayed a
-/// verdict already known, by 3 s of the 11 a hanging mistake took.
-fn wait_until(child: &mut Child, settings: &Settings, orders: &Orders) -> Waited {
-    let (deadline, hurried_for) = (settings.deadline, settings.hurried);
-    let began = Instant::now();
-    loop {
-        let hurried = orders.hurry.load(Ordering::SeqCst);
-        if orders.stop.load(Ordering::SeqCst) {
-            return Waited::Stopped;
+    /// Ends the test, with what it started (a demo, a server), and says
+    /// how it ended: `exited`, or stopped at `deadline`.
+    fn end(mut self, exited: Option<ExitStatus>, deadline: Duration) -> TestRun {
+        let stopped_for_memory = stopped_for_memory(self.child.id());
+        let escaped = processes::end_test(&mut self.child);
+        if !escaped.is_empty() {
+            eprintln!(
+                "{}: ended what it left running outside its process group: {}",
+                self.case.label(),
+                escaped.join(", ")
+            );
         }
-        match child.try_wait() {
-            Ok(Some(status)) => return Waited::Exited(status),
-            _ if has_had_its_time(began.elapsed(), hurried, hurried_for) => {
-                return Waited::Stopped;
+        let (stdout, stderr) = (collect(&self.stdout), collect(&self.stderr));
+        let outcome = match (exited, stopped_for_memory) {
+            (None, _) => Outcome::TimedOut(deadline),
+            (Some(_), Some(why)) => Outcome::OutOfMemory(why),
+            (Some(status), None) => {
+                verdict::classify(status, &stdout, &stderr, &self.case.name)
             }
-            Ok(None) if began.elapsed() < deadline => {
-                thread::sleep(Duration::from_millis(20));
-            }
-            _ => return Waited::Deadline,
+        };
+        TestRun {
+            took: self.began.elapsed(),
+            case: self.case,
+            outcome,
         }
     }
-}
 
-/// Whether a test that has run `ran` is to be left out: only once the
-/// run is hurried, and then once it has run `hurried_for` in all.
-fn has_had_its_time(ran: Duration, hurried: bool, hurried_for: Duration) -> bool {
-    hurried && ran >= hurried_for
+    /// Ends the test, and what it started, for nothing: it is left out.
+    fn stop(mut self) {
+        processes::end_test(&mut self.child);
+    }
 }
 
 #[cfg(test)]
@@ -539,7 +460,13 @@ mod tests {
     #[test]
     fn the_progress_line_names_what_runs_and_never_ends_in_running() {
         assert_eq!(still_running(&[], 3, 19), "3 of 19 tests done");
-        let one = [("step03_timers::a".to_owned(), Instant::now())];
+        let case = TestCase {
+            file: "step03_timers".to_owned(),
+            name: "a".to_owned(),
+            binary: PathBuf::new(),
+            env: Vec::new(),
+        };
+        let one = [(case, Duration::ZERO)];
         assert_eq!(
             still_running(&one, 3, 19),
             "3 of 19 tests done; running step03_timers::a (0 s)"

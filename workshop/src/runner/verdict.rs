@@ -1,9 +1,6 @@
 //! How one test ended, judged from its exit status and the signs looked
-//! for in all it printed (`output`): passed, failed with its own panic
-//! message, stopped, out of memory, overflowed its stack, crashed, or ended
-//! its process early. Also what of its output is shown with the verdict: the
-//! panic lines of the test itself, and the first changed lines of a
-//! snapshot.
+//! for in all it printed (`output`), and what of its output is shown: the
+//! test's own panic lines, and the first changed lines of a snapshot.
 
 use std::process::ExitStatus;
 use std::time::Duration;
@@ -104,8 +101,7 @@ pub(super) fn classify(
 ) -> Outcome {
     let (printed, errors) = (&stdout.text, &stderr.text);
     if status.success() {
-        // Something the test called may have ended the whole process
-        // (`std::process::exit(0)`) before the test could fail.
+        // The test may have ended the whole process (`process::exit(0)`).
         return if stdout.held(PASSED) {
             Outcome::Passed
         } else {
@@ -115,7 +111,7 @@ pub(super) fn classify(
     if stderr.held(OVERFLOWED) {
         return Outcome::StackOverflow(panic_lines(errors, name));
     }
-    if OUT_OF_MEMORY.iter().any(|sign| stderr.held(sign)) {
+    if STDERR_SIGNS[1..].iter().any(|sign| stderr.held(sign)) {
         return Outcome::OutOfMemory(panic_lines(errors, name));
     }
     if status.code() == Some(101) {
@@ -134,24 +130,17 @@ const PASSED: &str = "test result: ok. 1 passed;";
 /// What Rust prints when a thread's stack overflows.
 const OVERFLOWED: &str = "has overflowed its stack";
 
-/// Signs on a test's stderr that it reached the memory limit: Rust aborts
-/// when an allocation fails, and a thread or a demo that cannot get memory
-/// says so in its own words.
-const OUT_OF_MEMORY: [&str; 3] = [
-    "memory allocation of",
-    "Cannot allocate memory",
-    "out of memory",
-];
-
 /// Every sign `classify` looks for on stdout.
 pub(super) const STDOUT_SIGNS: &[&str] = &[PASSED];
 
-/// Every sign `classify` looks for on stderr.
+/// Every sign `classify` looks for on stderr: a stack overflow, then those
+/// of the memory limit reached (Rust aborts when an allocation fails; a
+/// thread or a demo that cannot get memory says so in its own words).
 pub(super) const STDERR_SIGNS: &[&str] = &[
     OVERFLOWED,
-    OUT_OF_MEMORY[0],
-    OUT_OF_MEMORY[1],
-    OUT_OF_MEMORY[2],
+    "memory allocation of",
+    "Cannot allocate memory",
+    "out of memory",
 ];
 
 /// The first changed lines of a snapshot that no longer matches, from the
@@ -163,20 +152,17 @@ fn snapshot_difference(stdout: &str) -> Option<String> {
         .filter(|text| text.starts_with('+') || text.starts_with('-'))
         .collect();
     let mut changed: Vec<&str> = table.iter().take(SHOWN).copied().collect();
-    // A run of one kind hides the other: a trace stopped at its first
-    // difference (`check`'s trace tests) is followed by every line of the
-    // authors' after it, removed, and its one line of its own came ninth.
-    // The first of each kind is always shown: `trace::story` tells a line
-    // left out from a loop doing something else by them.
+    // The first of each kind is always shown (`trace::story` reads them):
+    // a trace stopped at its first difference is followed by every line of
+    // the authors' after it, removed, which hid its own.
     for sign in ['+', '-'] {
         if !changed.iter().any(|text| text.starts_with(sign)) {
             changed.extend(table.iter().find(|text| text.starts_with(sign)));
         }
     }
-    // Lines only added, every pinned line still there in order: perhaps
-    // the participant's own prints, which `check` does not count against
-    // a function.
-    // Judged only on the whole table: a removed line may be in a part cut.
+    // Lines only added (perhaps the participant's own prints) count against
+    // no function; judged only on a whole table, as a part cut may hold a
+    // removed line.
     let whole = !stdout.contains(" KiB of output cut here …]");
     let only_added = whole && !table_lines(stdout).any(|text| text.starts_with('-'));
     (!changed.is_empty()).then(|| {

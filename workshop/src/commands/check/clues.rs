@@ -1,9 +1,8 @@
 //! What a reviewer adds to a failure: the test says what went wrong where
-//! it showed, which is not always where the mistake is. A `RefCell`
+//! it showed, which is not always where the mistake is (a `RefCell`
 //! "already borrowed" shows at the second borrow, in a function that is
-//! right; a task "dropped before it finished" points at the loop when the
-//! task did finish. Each note here reads the participant's function, or
-//! knows the step, and says where the mistake is.
+//! right). Each note reads the participant's function, or knows the step,
+//! and says where the mistake is.
 
 use crate::step::Step;
 use crate::track::Marked;
@@ -18,12 +17,8 @@ pub(super) fn note(
 ) -> Option<String> {
     let written = step.read(&blamed.file);
     let function = written.get(blamed.whole()).unwrap_or_default();
-    // The text before the function ends with its line break: its lines
-    // are those above the function's first.
-    let first_line = written[..blamed.whole().start.min(written.len())]
-        .lines()
-        .count()
-        + 1;
+    let above = &written[..blamed.whole().start.min(written.len())];
+    let first_line = above.lines().count() + 1;
     borrow_held_by_a_condition(function, first_line, message)
         .or_else(|| known_mistake(&blamed.function, message))
         .or_else(|| a_print_to_a_stderr_nobody_reads(function, first_line, test))
@@ -32,8 +27,7 @@ pub(super) fn note(
 /// Whether the written `blamed` holds a print to stderr, outside comments.
 pub(super) fn prints_to_stderr(step: &Step, blamed: &Marked) -> bool {
     let written = step.read(&blamed.file);
-    let function = written.get(blamed.whole()).unwrap_or_default();
-    print_to_stderr(function).is_some()
+    print_to_stderr(written.get(blamed.whole()).unwrap_or_default()).is_some()
 }
 
 /// Whether `test` is one of those that close or fill a server's stderr.
@@ -56,11 +50,10 @@ fn print_to_stderr(function: &str) -> Option<(usize, &'static str)> {
 /// The prints that write to stderr.
 const TO_STDERR: [&str; 3] = ["dbg!(", "eprintln!(", "eprint!("];
 
-/// A `dbg!` or `eprintln!` in a function that a server runs, in a test
-/// whose server's stderr is closed or full (the echo servers' tests of a
-/// stderr nobody reads): the print panics when it cannot write, or waits
-/// for ever on a full pipe, and the server is gone or stuck. The loop's
-/// own trace loses lines there instead; the participant's print cannot.
+/// A `dbg!` or `eprintln!` in a function a server runs, in a test whose
+/// server's stderr is closed or full: the print panics when it cannot
+/// write, or waits for ever on a full pipe, and the server is gone or
+/// stuck (the loop's own trace loses lines there instead).
 fn a_print_to_a_stderr_nobody_reads(
     function: &str,
     first_line: usize,
@@ -89,9 +82,8 @@ const STILL_BORROWED: [&str; 3] = [
 ];
 
 /// A `while let`, `if let` or `match` whose condition borrows a `RefCell`:
-/// the temporary `RefMut` (or `Ref`) lives until the end of the whole
-/// statement, body included, so whatever the body calls that borrows the
-/// same cell again panics, at that call's line, not at this one.
+/// the temporary lives until the end of the whole statement, so whatever
+/// the body calls that borrows the cell again panics there, not here.
 /// `first_line` is the line of `function`'s first in its file.
 fn borrow_held_by_a_condition(
     function: &str,
@@ -129,22 +121,18 @@ fn borrow_held_by_a_condition(
     })
 }
 
-/// Mistakes whose failure shows far from them, by the function they are
-/// made in and a sign of the message they cause.
-const KNOWN: [(&str, &str, &str); 1] = [(
-    "Reporter::report",
-    "dropped before it finished",
-    "The task did finish here: `report` left its outcome, and then the \
-     reporter's drop reported `Cancelled` over the outcome already reported. \
-     Only the first report counts: a report once the task has ended (the \
-     reporter's drop, after the task reported) must do nothing.",
-)];
-
+/// A mistake whose failure shows far from it: `report` writing over an
+/// outcome already reported, which `block_on` says as a task dropped.
 fn known_mistake(function: &str, message: &str) -> Option<String> {
-    KNOWN
-        .iter()
-        .find(|(name, sign, _)| *name == function && message.contains(sign))
-        .map(|(.., note)| (*note).to_owned())
+    let known = function == "Reporter::report"
+        && message.contains("dropped before it finished");
+    known.then(|| {
+        "The task did finish here: `report` left its outcome, and then the \
+         reporter's drop reported `Cancelled` over the outcome already reported. \
+         Only the first report counts: a report once the task has ended (the \
+         reporter's drop, after the task reported) must do nothing."
+            .to_owned()
+    })
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! the machine, not the code, failed (a full disk, a read-only folder).
 
 use super::Checked;
+use super::report::failing;
 use crate::commands::indent;
 use crate::runner::CompileError;
 use crate::step::{Step, step_folders};
@@ -61,16 +62,15 @@ pub(super) fn build_failed_for_the_machine(step: &Step, said: &str) -> String {
 /// The tests do not compile: says whose code the first error is in.
 pub(super) fn does_not_compile(step: &Step, error: &CompileError) -> Checked {
     let n = step.number;
-    let folder = error
-        .package_dir
-        .as_ref()
-        .and_then(|dir| dir.file_name())
-        .map(|name| name.to_string_lossy().into_owned())
+    let folder = error.package_dir.as_ref().and_then(|dir| dir.file_name());
+    let folder = folder
+        .map(|name| name.to_string_lossy())
         .unwrap_or_default();
     let owner = step_folders(&step.root)
         .into_iter()
         .find(|(_, name)| *name == folder);
     let message = indent(&error.message);
+    let kept = |m: u32| step.root.join(".workshop").join(format!("step{m:02}"));
     let report = match owner {
         Some((m, _)) if m == n => format!(
             "Step {n} does not compile yet. The first error:\n\n{message}\n\n\
@@ -81,12 +81,7 @@ pub(super) fn does_not_compile(step: &Step, error: &CompileError) -> Checked {
              every step's tests, so step {m} must compile first. Its first \
              error:\n\n{message}\n\n(`cargo build -p step{m:02}` shows them \
              all{}.)",
-            if step
-                .root
-                .join(".workshop")
-                .join(format!("step{m:02}"))
-                .is_dir()
-            {
+            if kept(m).is_dir() {
                 format!("; `cargo workshop reset {m}` puts step {m} back")
             } else {
                 String::new()
@@ -101,11 +96,5 @@ pub(super) fn does_not_compile(step: &Step, error: &CompileError) -> Checked {
             format!("The workspace does not compile. The first error:\n\n{message}")
         }
     };
-    Checked {
-        passed: false,
-        next: None,
-        failed: Vec::new(),
-        at_its_todo: false,
-        report,
-    }
+    failing(&[], None, report)
 }

@@ -7,6 +7,7 @@
 //! than compute, so the work beside them costs them little.
 
 use std::cell::{Cell, OnceCell, RefCell};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{self, Scope, ScopedJoinHandle};
@@ -44,9 +45,9 @@ pub(super) struct Meanwhile<'scope, 'env, 'a> {
     step: &'env Step,
     cargo: &'env Cargo,
     progress: &'env Progress,
-    /// The Cargo that built the demo, if a written function may be blamed
-    /// (the trace is shown only beside one).
-    demo: Option<&'env Cargo>,
+    /// The folder of the step's programs, for the demo's trace, if a
+    /// written function may be blamed (the trace is shown only beside one).
+    demo: Option<&'env Path>,
     /// The functions the probe chooses among; empty when there is no
     /// question for it (one suspect, or a change outside the functions
     /// that the verdict names first).
@@ -74,7 +75,7 @@ impl<'scope, 'env: 'scope, 'a: 'scope> Meanwhile<'scope, 'env, 'a> {
         scope: &'scope Scope<'scope, 'env>,
         step: &'env Step,
         marked: &'a [Marked],
-        (cargo, demo): (&'env Cargo, Option<&'env Cargo>),
+        (cargo, demo): (&'env Cargo, Option<&'env Path>),
         progress: &'env Progress,
     ) -> Self {
         let suspected = suspects(step, marked);

@@ -1,18 +1,10 @@
 //! `cargo workshop check N`: runs step N's tests, each in bounded time and
-//! memory (`crate::runner`), and turns what failed into one
-//! verdict: the function to write or fix next, the test that shows it, and
-//! what that test expected and saw, in words a participant can act on.
-//!
-//! Which function: a blank one (`todo!()`) announces itself in its panic.
-//! A written one that is wrong does not, and a test exercises several
-//! functions at once, so the verdict compares with the authors' version
-//! (kept by `start`): if one written function differs from it, that one is
-//! to blame; if more do, `probe` puts the authors' version back for one at
-//! a time, in a copy, and sees whose return makes the failing tests pass.
-//!
-//! What the loop did: a written function blamed, `trace` runs the step's
-//! demo with `LOOP_TRACE=1` and sets the first turn where its trace differs
-//! from the authors' pinned one beside theirs, in the verdict.
+//! memory (`crate::runner`), and turns what failed into one verdict: the
+//! function to write or fix next, the test that shows it, and what that
+//! test expected and saw. A blank function says so in its `todo!()`; a
+//! written one that is wrong differs from the authors' version (kept by
+//! `start`), and `probe` asks which when several differ. `trace` sets the
+//! demo's trace beside the authors'.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -41,8 +33,6 @@ mod meanwhile;
 mod prints;
 mod probe;
 mod report;
-#[cfg(test)]
-mod tests;
 mod trace;
 mod verdict;
 
@@ -134,11 +124,8 @@ pub fn check(
     };
     let mut cases = test_cases(step, &files, &built.binaries)?;
     // The tests the markers name first: the ones the chapter cites, and
-    // the best evidence should tests that never end leave little time for
-    // the rest. Then the trace's: a loop that does its work in other turns
-    // fails only there, and each runs the demo for seconds, so last they
-    // held such a verdict 8 s after the others had passed. Then the step's
-    // own files, the snapshots.
+    // the best evidence. Then the traces': a loop that does its work in
+    // other turns fails only there. Then the step's files, the snapshots.
     cases.sort_by_key(|case| {
         let place = marked.iter().position(|m| m.test == case.id());
         (place.is_none(), case.file != TRACES, place)
@@ -152,7 +139,7 @@ pub fn check(
     settings.enough_hangs = Some(ENOUGH_HANGS);
     settings.left_out_when_hurried = vec![TRACES.to_owned(), SNAPSHOTS.to_owned()];
     let own_tests: Vec<&str> = marked.iter().map(|m| m.test.as_str()).collect();
-    let demo = programs.is_some().then_some(&cargo);
+    let demo = programs.as_deref();
     let (ran, early) = std::thread::scope(|scope| {
         let meanwhile =
             Meanwhile::new(scope, step, &marked, (&cargo, demo), progress);
@@ -174,14 +161,10 @@ pub fn check(
     });
     let (mut ran, mut early) = (ran, early);
     stopped_while_stuck(&mut ran, std::mem::take(&mut early.stuck));
-    if let Some(trouble) = ran.runs.iter().find_map(|run| tool_trouble(&run.outcome))
-    {
-        if let Some(programs) = &programs {
-            runner::remove_programs(programs);
-        }
-        return Err(tests_could_not_run(step, trouble));
-    }
-    let checked = verdict_on(step, &marked, &ran, (demo, &cargo), early, progress);
+    let checked = match ran.runs.iter().find_map(|run| tool_trouble(&run.outcome)) {
+        Some(trouble) => Err(tests_could_not_run(step, trouble)),
+        None => verdict_on(step, &marked, &ran, (demo, &cargo), early, progress),
+    };
     if let Some(programs) = &programs {
         runner::remove_programs(programs);
     }
@@ -204,14 +187,10 @@ fn stopped_while_stuck(ran: &mut Ran, stuck: Vec<TestRun>) {
     }
 }
 
-/// What `check` builds before it runs a test, and the build `start`
-/// leaves running in the background (`build_ahead`) builds too, so that the
-/// two cannot drift apart: the step's test files `files`, then, if they
-/// compile, its program and examples (a failure there is only said: the
-/// tests that run them say more). With the tests, the folder of the
-/// programs built now, for the tests to run (`test_settings`); only
-/// with it can the demo be run for its trace (`trace`): the one in the
-/// target folder may be an older version's.
+/// What `check` builds before it runs a test, and `build_ahead` too, so
+/// that the two cannot drift apart: the step's test files `files`, then, if
+/// they compile, its program and examples (a failure there is only said:
+/// the tests that run them say more), whose folder it returns.
 fn build(
     step: &Step,
     cargo: &Cargo,
@@ -238,11 +217,9 @@ fn build(
 }
 
 /// The settings of a run of the step's tests (the participant's, or the
-/// probe's reruns) with `deadline`. It tells the tests where the programs
-/// they run wait, built before them: they never call Cargo, whose lock
-/// another Cargo may hold, inside their deadline. Without the folder (the
-/// program did not build), each test builds what it runs, and its failure
-/// says why. And a pinned trace's test stops at its first difference.
+/// probe's reruns) with `deadline`: where the programs they run wait,
+/// built before them, so that they never wait for Cargo's lock inside
+/// their deadline; and a pinned trace's test stops at its first difference.
 pub(crate) fn test_settings(
     cargo: &Cargo,
     deadline: std::time::Duration,
@@ -296,9 +273,7 @@ fn tests_could_not_run(step: &Step, trouble: &str) -> String {
 /// marker names (they run first) has ended, and one test failed with a
 /// message, not by hanging, or hangs are everywhere (`ENOUGH_HANGS`, and
 /// as many again stopped unfinished once hurried). The tests left would
-/// add only to "also failing" and delay the answer the participant waits
-/// for (an echo server's tests took 30 s more); they all run once nothing
-/// fails.
+/// only delay the answer; they all run once nothing fails.
 fn a_failure_to_explain(
     runs: &[TestRun],
     left_out: usize,
@@ -320,11 +295,9 @@ fn a_failure_to_explain(
         && (quick_failure || (hangs >= ENOUGH_HANGS && left_out >= ENOUGH_HANGS))
 }
 
-/// The compiler's warnings about the functions the participant wrote
-/// (a blank one warns of what its `todo!()` leaves unused: not theirs),
-/// and about a type of the step that a written function was to construct
-/// and does not, first: the warning is outside the function, but the
-/// best clue to it.
+/// The compiler's warnings about the functions the participant wrote (not
+/// the blank ones), and first about a type of the step that a written
+/// function was to construct and does not: the best clue to it.
 fn own_warnings<'a>(
     step: &Step,
     marked: &[Marked],
@@ -374,9 +347,7 @@ fn never_constructed(rendered: &str) -> Option<&str> {
 }
 
 /// Whether the authors' body (`theirs`) names `name` and the
-/// participant's (`now`) does not: what they left out is what the
-/// authors construct there.
-/// Comments aside: a doc comment or a note may name the type.
+/// participant's (`now`) does not, comments aside (a note may name it).
 fn left_out(name: &str, theirs: &str, now: &str) -> bool {
     let names = |text: &str| {
         let code: Vec<&str> = text
@@ -481,3 +452,6 @@ fn test_cases(
     }
     Ok(cases)
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,11 +1,10 @@
 //! The participant's own prints. A `dbg!` or an `eprintln!` left in a right
-//! function adds lines to the demo's output, and the tests that pin that
-//! output (the snapshots, the traces) fail. The lines are the
-//! participant's, not a mistake of the loop: when every pinned line is
-//! still there, in order, and lines were only added, the test counts as
-//! passed, the added lines are named beside the verdict, and the loop's
-//! other tests decide.
+//! function adds lines to the demo's output, and the tests that pin it
+//! (the snapshots, the traces) fail. When every pinned line is still
+//! there, in order, and lines were only added, the test counts as passed,
+//! the added lines are named beside the verdict, and the other tests decide.
 
+use super::report::first_few;
 use super::{SNAPSHOTS, TRACES};
 use crate::commands::indent;
 use crate::runner::{Outcome, TestRun};
@@ -33,13 +32,19 @@ pub(super) fn added_lines(run: &TestRun) -> Option<Vec<&str>> {
 /// What to say beside the verdict of the tests `passed_with_prints`,
 /// which passed but for the lines the participant's prints added.
 pub(super) fn note(passed_with_prints: &[&TestRun]) -> String {
-    const SHOWN: usize = 4;
+    let ids: Vec<String> =
+        passed_with_prints.iter().map(|run| run.case.id()).collect();
+    let tests = match ids.split_last() {
+        Some((last, [])) => format!("its test {last}"),
+        Some((last, first)) => format!("its tests {} and {last}", first.join(", ")),
+        None => return String::new(),
+    };
     // One line for each print: a `dbg!` prints from one place, each time
-    // with another value.
-    let mut prints: Vec<(String, String)> = Vec::new();
-    // A `dbg!` of a struct or a list prints it over several lines, `{:#?}`:
-    // those after its first, up to the closing bracket alone on its line,
-    // are the same print.
+    // with another value; an `eprintln!` of a value the same words.
+    let mut places: Vec<String> = Vec::new();
+    let mut prints: Vec<String> = Vec::new();
+    // A `dbg!` of a struct or a list prints it over several lines, `{:#?}`,
+    // up to the closing bracket alone on its line.
     let mut in_a_dbg = false;
     for line in passed_with_prints
         .iter()
@@ -50,46 +55,31 @@ pub(super) fn note(passed_with_prints: &[&TestRun]) -> String {
             in_a_dbg = ![")", "]", "}"].contains(&line);
             continue;
         }
-        in_a_dbg = dbg_place(line).is_some() && line.ends_with(['(', '[', '{']);
-        let (place, said) = match dbg_place(line) {
+        let dbg = dbg_place(line);
+        in_a_dbg = dbg.is_some() && line.ends_with(['(', '[', '{']);
+        let (place, said) = match dbg {
             Some((file, number)) => (
                 format!("{file}:{number}"),
                 format!("`{line}`: a `dbg!` at {file}, line {number}"),
             ),
-            // An `eprintln!` of a value prints the same words each time.
             None => (numbers_hidden(line), format!("`{line}`")),
         };
-        if !prints.iter().any(|(seen, _)| *seen == place) {
-            prints.push((place, said));
+        if !places.contains(&place) {
+            places.push(place);
+            prints.push(said);
         }
     }
-    let mut shown: Vec<String> = prints
-        .iter()
-        .take(SHOWN)
-        .map(|(_, said)| said.clone())
-        .collect();
-    if prints.len() > SHOWN {
-        shown.push(format!("and {} more", prints.len() - SHOWN));
-    }
-    let ids: Vec<String> =
-        passed_with_prints.iter().map(|run| run.case.id()).collect();
-    let tests = match ids.split_last() {
-        Some((last, [])) => format!("its test {last}"),
-        Some((last, first)) => format!("its tests {} and {last}", first.join(", ")),
-        None => return String::new(),
-    };
     format!(
         "Your own prints: the demo printed every line the chapter shows, and \
-         these besides, so {} counted as passed:\n\n{}\n\nThey are yours, not \
-         the loop's; take them out once you no longer need them.",
-        tests,
-        indent(&shown.join("\n"))
+         these besides, so {tests} counted as passed:\n\n{}\n\nThey are yours, \
+         not the loop's; take them out once you no longer need them.",
+        indent(&first_few(&prints, 4).join("\n"))
     )
 }
 
 /// The file and line of a `dbg!`'s output line, from its prefix
 /// `[file:line:column]`.
-fn dbg_place(line: &str) -> Option<(&str, u32)> {
+pub(super) fn dbg_place(line: &str) -> Option<(&str, u32)> {
     let (place, _) = line.strip_prefix('[')?.split_once("] ")?;
     let mut parts = place.rsplitn(3, ':');
     let _column: u32 = parts.next()?.parse().ok()?;

@@ -17,10 +17,8 @@ use crate::track::{self, Marked};
 
 pub(super) fn passes(step: &Step, marked: &[Marked], passed: usize) -> Checked {
     let n = step.number;
-    if step.is_started() {
-        let _ = write(&step.state().join("passed"), &fingerprint(step));
-    }
     let after = if step.is_started() {
+        let _ = write(&step.state().join("passed"), &fingerprint(step));
         format!(
             "You wrote its {} functions. `cargo workshop diff {n}` shows \
              where yours differ from the authors' version.",
@@ -31,36 +29,42 @@ pub(super) fn passes(step: &Step, marked: &[Marked], passed: usize) -> Checked {
     };
     Checked {
         passed: true,
-        next: None,
-        failed: Vec::new(),
-        at_its_todo: false,
-        report: format!("Step {n} passes: all {passed} of its tests. {after}"),
+        ..failing(
+            &[],
+            None,
+            format!("Step {n} passes: all {passed} of its tests. {after}"),
+        )
     }
 }
 
 /// A verdict that the step fails, on `failures`, naming `next` when one
 /// function is to blame.
-fn failing(failures: &[&TestRun], next: Option<String>, report: String) -> Checked {
+pub(super) fn failing(
+    failures: &[&TestRun],
+    next: Option<String>,
+    report: String,
+) -> Checked {
     Checked {
         passed: false,
         next,
-        failed: ids(failures),
+        failed: failures.iter().map(|run| run.case.id()).collect(),
         at_its_todo: false,
         report,
     }
 }
 
-pub(super) fn ids(runs: &[&TestRun]) -> Vec<String> {
-    runs.iter().map(|run| run.case.id()).collect()
+/// `text` as a paragraph of its own, if there is any.
+pub(super) fn paragraph(text: &str) -> String {
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!("\n\n{text}")
+    }
 }
 
 pub(super) fn file_and_line(step: &Step, marked: &Marked) -> String {
-    format!(
-        "{}/{}, line {}",
-        step.folder,
-        marked.file,
-        fn_line(step, marked)
-    )
+    let line = fn_line(step, marked);
+    format!("{}/{}, line {line}", step.folder, marked.file)
 }
 
 /// The line of `marked`'s signature, as it is now.
@@ -80,62 +84,55 @@ pub(super) fn not_right(
     blanks: &[&Marked],
 ) -> Checked {
     let m = blame.function;
-    // A test that stops at the `todo!()` of a function not yet written
-    // says little of this one: shown only when no other test fails.
     let blank_reached = |run: &TestRun| {
         blanks
             .iter()
             .find(|b| run.outcome.message().contains(&b.todo_message()))
             .copied()
     };
-    let mut answered: Vec<&TestRun> = failures
+    // The function's own test (its marker's) says the most about it, when
+    // it failed with a message rather than hung; a test that stops at the
+    // `todo!()` of a function not yet written says the least.
+    let shown = failures
         .iter()
         .copied()
-        .filter(|run| blame.tests.contains(&run.case.id()))
-        .collect();
-    answered.sort_by_key(|run| {
-        (
-            blank_reached(run).is_some(),
-            clarity_rank(run),
-            run.case.id() != m.test,
-        )
-    });
-    // The function's own test, the one its marker names, says the most
-    // about it, when it failed with a message rather than hung, and not
-    // at another function's `todo!()`.
-    let own = failures.iter().copied().find(|run| {
-        run.case.id() == m.test && !run.hung() && blank_reached(run).is_none()
-    });
-    let shown = own
-        .or_else(|| answered.first().copied())
-        .unwrap_or(failures[0]);
-    let others: Vec<&TestRun> = failures
-        .iter()
-        .copied()
-        .filter(|run| run.case != shown.case)
-        .collect();
-    // Where the failure shows is not always where the mistake is.
-    // Only the tests that close or fill a server's stderr fail, and the
-    // function prints there: the print is the likeliest trouble.
+        .min_by_key(|run| {
+            let id = run.case.id();
+            let blank = blank_reached(run).is_some();
+            let own = id == m.test && !run.hung() && !blank;
+            let answered = blame.tests.contains(&id);
+            (!own, !answered, blank, clarity_rank(run), id != m.test)
+        })
+        .expect("a failure");
+    // Where the failure shows is not always where the mistake is: when
+    // only the tests that close or fill a server's stderr fail, and the
+    // function prints there, the print is the likeliest trouble.
     let prints_alone = failures
         .iter()
         .all(|run| clues::closes_or_fills_stderr(&run.case.id()))
         && clues::prints_to_stderr(step, m);
     let note = clues::note(step, m, &shown.case.id(), shown.outcome.message())
         .or_else(|| {
-            blank_reached(shown).map(|blank| cannot_judge_yet(step, m, blank))
+            blank_reached(shown).map(|blank| {
+                format!(
+                    "This test stops at the `todo!()` of `{blank}`, which you \
+                     have not written yet: `{blamed}` cannot be judged until \
+                     `{blank}` is written (chapter {n}, section \"{section}\"). \
+                     Write it next, then check again.",
+                    blank = blank.function,
+                    blamed = m.function,
+                    n = step.number,
+                    section = blank.section,
+                )
+            })
         })
-        .map(|note| format!("\n\n{note}"))
-        .unwrap_or_default();
-    let beside = beside
-        .map(|beside| format!("\n\n{beside}"))
         .unwrap_or_default();
     failing(
         failures,
         Some(m.function.clone()),
         format!(
             "Your `{}` ({}) {}.\nRead chapter {}, section \"{}\" \
-             again.\n\n{}{note}{beside}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again \
+             again.\n\n{}{}{}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again \
              with `cargo workshop check {}`.",
             m.function,
             file_and_line(step, m),
@@ -148,35 +145,24 @@ pub(super) fn not_right(
             step.number,
             m.section,
             describe(shown),
+            paragraph(&note),
+            paragraph(beside.unwrap_or_default()),
             m.function,
             blame.why,
-            also_failing(&others),
-            left_out(ran),
+            also_failing(failures, shown),
+            left_out(ran, true),
             step.number
         ),
-    )
-}
-
-/// The test shown for `blamed` stopped at the `todo!()` of `blank`.
-pub(super) fn cannot_judge_yet(
-    step: &Step,
-    blamed: &Marked,
-    blank: &Marked,
-) -> String {
-    format!(
-        "This test stops at the `todo!()` of `{blank}`, which you have not \
-         written yet: `{blamed}` cannot be judged until `{blank}` is written (chapter {n}, section \"{section}\"). \
-         Write it next, then check again.",
-        blank = blank.function,
-        blamed = blamed.function,
-        n = step.number,
-        section = blank.section,
     )
 }
 
 /// The failures did not come back when the tests ran again as they are.
 pub(super) fn passed_on_rerun(step: &Step, failures: &[&TestRun]) -> Checked {
     let n = step.number;
+    let shown = failures
+        .iter()
+        .find(|run| !run.outcome.message().contains("not yet implemented"))
+        .unwrap_or(&failures[0]);
     failing(
         failures,
         None,
@@ -185,15 +171,7 @@ pub(super) fn passed_on_rerun(step: &Step, failures: &[&TestRun]) -> Checked {
              named: a test that measures time can fail on a busy machine. Run \
              `cargo workshop check {n}` again; if it fails the same way, read \
              the message above.",
-            describe(
-                failures
-                    .iter()
-                    .find(|run| !run
-                        .outcome
-                        .message()
-                        .contains("not yet implemented"))
-                    .unwrap_or(&failures[0])
-            )
+            describe(shown)
         ),
     )
 }
@@ -219,20 +197,21 @@ pub(super) fn write_next(
 ) -> Checked {
     let n = step.number;
     let at_todo =
-        |run: &&&TestRun| run.outcome.message().contains(&next.todo_message());
+        |run: &TestRun| run.outcome.message().contains(&next.todo_message());
+    // The test that stops at its `todo!()`, its own (the marker's) first.
     let own = failures
         .iter()
-        .filter(at_todo)
-        .find(|run| run.case.id() == next.test)
-        .or_else(|| failures.iter().find(at_todo))
-        .or_else(|| failures.iter().find(|run| run.case.id() == next.test));
+        .copied()
+        .filter(|run| at_todo(run) || run.case.id() == next.test)
+        .min_by_key(|run| (!at_todo(run), run.case.id() != next.test));
     let evidence = match own {
         Some(run) => describe(run),
         None => format!("{} shows it once it compiles and runs", next.test),
     };
     let written = marked.iter().filter(|m| !step.is_unwritten(m)).count();
+    let blank = track::is_the_blank(next, &step.read(&next.file)[next.body.clone()]);
     Checked {
-        at_its_todo: own.is_some_and(|run| at_todo(&run)),
+        at_its_todo: own.is_some_and(at_todo),
         ..failing(
             failures,
             Some(next.function.clone()),
@@ -240,10 +219,7 @@ pub(super) fn write_next(
                 "Next: {} `{}` ({}).\nRead chapter {n}, section \"{}\".\nThe test \
                  that shows it: {evidence}\n\n{written} of {} functions written so \
                  far. Check again with `cargo workshop check {n}`.",
-                if track::is_the_blank(
-                    next,
-                    &step.read(&next.file)[next.body.clone()]
-                ) {
+                if blank {
                     "write"
                 } else {
                     "finish (a `todo!()` is still in it)"
@@ -265,9 +241,11 @@ pub(super) fn not_pinned(
     ran: &Ran,
 ) -> Checked {
     let n = step.number;
-    let mut sorted = failures.to_vec();
-    sorted.sort_by_key(|run| clarity_rank(run));
-    let shown = sorted[0];
+    let shown = failures
+        .iter()
+        .copied()
+        .min_by_key(|run| clarity_rank(run))
+        .expect("a failure");
     let why = if marked.is_empty() {
         String::new()
     } else if changed_functions(step, marked).is_empty() {
@@ -289,24 +267,16 @@ pub(super) fn not_pinned(
             "{count} of step {n}'s tests fail{}.{why}\n\n{}{}{}",
             if count == 1 { "s" } else { "" },
             describe(shown),
-            also_failing(
-                &failures
-                    .iter()
-                    .copied()
-                    .filter(|r| r.case != shown.case)
-                    .collect::<Vec<_>>()
-            ),
-            left_out_unnamed(ran)
+            also_failing(failures, shown),
+            left_out(ran, false)
         ),
     )
 }
 
 /// Where to start when no one function is named: the first written
-/// function, in track order, whose own test (the one its marker names, and
-/// the chapter cites) fails. Several functions written wrong before the
-/// step could judge them are the way a track goes wrong (a participant
-/// writes on while later functions are blank), and "more than one may be
-/// wrong" alone left them to guess which.
+/// function, in track order, whose own test fails. Several functions
+/// written wrong before the step could judge them is how a track goes
+/// wrong, and "more than one may be wrong" alone leaves them to guess.
 pub(super) fn start_with(
     step: &Step,
     marked: &[Marked],
@@ -329,34 +299,29 @@ pub(super) fn start_with(
 /// words.
 pub(super) fn describe(run: &TestRun) -> String {
     let id = run.case.id();
-    match &run.outcome {
-        Outcome::Passed => format!("{id} passes"),
-        // The process aborted only because unwinding reached a function
-        // not yet written: the first panic is the failure.
-        Outcome::Crashed(message) | Outcome::Failed(message)
-            if test_messages::without_cleanup_noise(message).is_some() =>
-        {
-            let first =
-                test_messages::without_cleanup_noise(message).unwrap_or_default();
-            format!("{id} fails:\n\n{}", indent(&test_messages::shorten(&first)))
+    let message = run.outcome.message();
+    // The process aborted only because unwinding reached a function not
+    // yet written: the first panic is the failure.
+    let panicked = matches!(run.outcome, Outcome::Crashed(_) | Outcome::Failed(_));
+    if let Some(first) = test_messages::without_cleanup_noise(message) {
+        if panicked {
+            let first = indent(&test_messages::shorten(&first));
+            return format!("{id} fails:\n\n{first}");
         }
+    }
+    let said = indent(&test_messages::shorten(message));
+    match &run.outcome {
         // Its own guard gave up before `check` would have stopped it: one
         // limit said, the one that ended it.
-        Outcome::Failed(message) if run.hung() => format!(
+        Outcome::Failed(_) if run.hung() => format!(
             "{id} gave up after waiting {} s for the loop, within the {} s each \
-             test may run:\n\n{}\n\nA test that waits this long means a \
+             test may run:\n\n{said}\n\nA test that waits this long means a \
              loop that never ends, or a wake-up that never comes (a task or a \
              timer that nothing wakes).",
             run.took.as_secs(),
             TEST_DEADLINE.as_secs(),
-            indent(&test_messages::shorten(message))
         ),
-        Outcome::Failed(message) => {
-            format!(
-                "{id} fails:\n\n{}",
-                indent(&test_messages::shorten(message))
-            )
-        }
+        Outcome::Passed | Outcome::Failed(_) => format!("{id} fails:\n\n{said}"),
         Outcome::TimedOut(after) => format!(
             "{id} did not finish in {} s and was stopped. A test that never \
              ends means a loop that never ends, or a wake-up that never comes \
@@ -376,72 +341,63 @@ pub(super) fn describe(run: &TestRun) -> String {
              takes the item off the queue:\n\n{}",
             indent(message)
         ),
-        Outcome::Crashed(message) => format!(
-            "{id} crashed (its process ended abruptly). It printed:\n\n{}",
-            indent(&test_messages::shorten(message))
-        ),
-        Outcome::EndedEarly(message) => format!(
+        Outcome::Crashed(_) => {
+            format!(
+                "{id} crashed (its process ended abruptly). It printed:\n\n{said}"
+            )
+        }
+        Outcome::EndedEarly(_) => format!(
             "{id} did not finish: its process ended, with success, before the \
              test did, so it asserted nothing. Something it called ended the \
              whole program (`std::process::exit`?) where it should return. \
-             It printed last:\n\n{}",
-            indent(&test_messages::shorten(message))
+             It printed last:\n\n{said}"
         ),
     }
 }
 
-pub(super) fn also_failing(others: &[&TestRun]) -> String {
-    const NAMED: usize = 4;
+/// The failures other than the one `shown`, named in a line.
+pub(super) fn also_failing(failures: &[&TestRun], shown: &TestRun) -> String {
+    let others: Vec<String> = failures
+        .iter()
+        .filter(|run| run.case != shown.case)
+        .map(|run| format!("{} ({})", run.case.id(), run.outcome.summary()))
+        .collect();
     if others.is_empty() {
         return String::new();
     }
-    let mut names: Vec<String> = others
-        .iter()
-        .take(NAMED)
-        .map(|run| format!("{} ({})", run.case.id(), run.outcome.summary()))
-        .collect();
-    if others.len() > NAMED {
-        names.push(format!("and {} more", others.len() - NAMED));
-    }
-    format!("\nAlso failing: {}.", names.join("; "))
+    format!("\nAlso failing: {}.", first_few(&others, 4).join("; "))
 }
 
-pub(super) fn left_out(ran: &Ran) -> String {
-    if ran.not_run.is_empty() {
-        return String::new();
+/// The first `count` of `items`, and how many more there are.
+pub(super) fn first_few(items: &[String], count: usize) -> Vec<String> {
+    let mut shown = items[..items.len().min(count)].to_vec();
+    if items.len() > count {
+        shown.push(format!("and {} more", items.len() - count));
     }
-    if ran.enough {
-        return format!(
-            "\n({} not run: what failed already names what to fix. Once it \
-             is fixed, `check` runs them all.)",
-            more_tests(ran.not_run.len())
-        );
-    }
-    format!(
-        "\n({} stopped unfinished, after {} s or more: some tests never end, \
-         and waiting for them would only delay the verdict.)",
-        more_tests(ran.not_run.len()),
-        HURRIED.as_secs()
-    )
+    shown
 }
 
-/// `left_out`, for a verdict that names no function.
-pub(super) fn left_out_unnamed(ran: &Ran) -> String {
-    if ran.not_run.is_empty() || !ran.enough {
-        return left_out(ran);
-    }
-    format!(
-        "\n({} not run: the failures above are enough to go on. Once they \
-         pass, `check` runs them all.)",
-        more_tests(ran.not_run.len())
-    )
-}
-
-/// "1 more test was", "2 more tests were".
-pub(super) fn more_tests(count: usize) -> String {
-    if count == 1 {
-        "1 more test was".to_owned()
-    } else {
-        format!("{count} more tests were")
+/// The tests `ran` left out, and why; `named`: whether the verdict names
+/// a function.
+pub(super) fn left_out(ran: &Ran, named: bool) -> String {
+    let more = match ran.not_run.len() {
+        0 => return String::new(),
+        1 => "1 more test was".to_owned(),
+        count => format!("{count} more tests were"),
+    };
+    match (ran.enough, named) {
+        (true, true) => format!(
+            "\n({more} not run: what failed already names what to fix. Once it \
+             is fixed, `check` runs them all.)"
+        ),
+        (true, false) => format!(
+            "\n({more} not run: the failures above are enough to go on. Once they \
+             pass, `check` runs them all.)"
+        ),
+        (false, _) => format!(
+            "\n({more} stopped unfinished, after {} s or more: some tests never \
+             end, and waiting for them would only delay the verdict.)",
+            HURRIED.as_secs()
+        ),
     }
 }

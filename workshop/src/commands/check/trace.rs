@@ -1,34 +1,30 @@
 //! Your loop's turn beside the authors'. When the verdict blames a written
-//! function, the failing test says what it expected; the step's demo, run
-//! with `LOOP_TRACE=1`, says what the loop did, turn by turn, and the
-//! tests pin what the authors' loop does (`trace-stepNN.snap`). So `check`
-//! runs the participant's demo, brings its trace to the pinned form
-//! (`crate::pinned_trace`), and shows the first turn where the two differ,
-//! side by side, the first line that differs marked, and whole below
-//! where a column cuts it. The participant's own prints and a panic's
-//! backtrace are no part of it. A demo that stops at a function not yet
-//! written says so instead: its trace is about that one. If they do not
-//! differ, or the demo's trace cannot be had, it says nothing.
+//! function, `check` runs the step's demo with `LOOP_TRACE=1`, brings its
+//! trace to the form the tests pin (`crate::pinned_trace`), and shows the
+//! first turn where it differs from the authors' pinned one, side by side.
+//! The participant's own prints and a panic's backtrace are no part of it.
 
 use std::cell::Cell;
 use std::env::consts::EXE_SUFFIX;
 use std::fs;
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::prints;
 use crate::pinned_trace;
-use crate::runner::{self, Cargo, Progress, TestRun};
+use crate::runner::{self, Progress, TestRun};
 use crate::step::Step;
 
 /// How long the demo may run. It is stopped as soon as its last pinned
-/// part is whole: after 2 s in step 3, 1.3 s in step 5, 4 s in step 4 (the
-/// slowest), at once in step 8; or as soon as a turn it has finished
-/// differs from the authors' (`parted_already`). A wrong loop that never
-/// ends and never parts from theirs is stopped here, and its trace so far
-/// shown.
+/// part is whole (4 s at most, in step 4), or as soon as a turn it has
+/// finished differs from the authors' (`parted_already`).
 const DEMO_LIMIT: Duration = Duration::from_secs(8);
+
+/// How often a demo's trace so far is set beside the authors': a loop
+/// that spins prints fast.
+const LOOK_AGAIN: Duration = Duration::from_millis(200);
 
 /// Each column's width, in characters: two columns, a mark and a bar in
 /// 80.
@@ -37,7 +33,8 @@ const COLUMN: usize = 36;
 /// At most this many lines of the turn are shown.
 const SHOWN: usize = 20;
 
-/// Step `step`'s demo run with `LOOP_TRACE=1` (built by `check`), its
+/// Step `step`'s demo run with `LOOP_TRACE=1` (built by `check`, in
+/// `programs`), its
 /// first turn that differs from the authors' pinned trace beside theirs;
 /// or that the demo stopped at a `todo!()`; `None` where the step pins no
 /// trace, its program is not there, or the traces do not differ. Once
@@ -45,7 +42,7 @@ const SHOWN: usize = 20;
 /// without it (`meanwhile`).
 pub(super) fn beside(
     step: &Step,
-    cargo: &Cargo,
+    programs: &Path,
     progress: &Progress,
     enough: &AtomicBool,
 ) -> Option<String> {
@@ -57,12 +54,12 @@ pub(super) fn beside(
     if titles.is_empty() {
         return None;
     }
-    let program = program(cargo, &step.package())?;
+    let program = format!("{}{EXE_SUFFIX}", step.package());
+    let mut command = Command::new(programs.join(program));
     progress.say(&format!(
         "running step {n}'s demo with LOOP_TRACE=1, to set its trace beside \
          the authors'"
     ));
-    let mut command = Command::new(program);
     // A panic's backtrace is no part of a trace: the panic is said apart.
     command
         .current_dir(&step.root)
@@ -75,13 +72,10 @@ pub(super) fn beside(
             cut_short.set(true);
             return true;
         }
-        if titles
-            .iter()
-            .all(|title| pinned_trace::section_complete(so_far, title))
-        {
+        let whole = |title: &&str| pinned_trace::section_complete(so_far, title);
+        if titles.iter().all(whole) {
             return true;
         }
-        // Not at every 20 ms: a loop that spins prints fast.
         let (when, length) = looked.get();
         if so_far.len() == length || when.elapsed() < LOOK_AGAIN {
             return false;
@@ -90,19 +84,13 @@ pub(super) fn beside(
         parted_already(so_far, &titles, &theirs)
     })
     .ok()?;
-    // Stopped because the rest of the verdict was ready, the turn the demo
-    // was in differs from the authors' only by being cut: it is no
-    // evidence (step 4's `.next()` showed its loop "never woke" there).
+    // Cut short because the rest of the verdict was ready, the demo's last
+    // turn differs from the authors' only by being cut: no evidence.
     if cut_short.get() && !parted_already(&printed.text, &titles, &theirs) {
         return None;
     }
-    // The parts the tests pin, as they join them.
-    let parts: Option<Vec<String>> = titles
-        .iter()
-        .map(|title| pinned_trace::section(&printed.text, title))
-        .collect();
-    let yours = pinned_trace::redacted(&parts?.join("\n"));
-    let shown = first_difference(&without_own_prints(&yours, &theirs), &theirs)?;
+    let (yours, whole) = pinned_form(&printed.text, &titles, &theirs);
+    let shown = first_difference(&yours, &theirs).filter(|_| whole)?;
     let stopped = if printed.stopped {
         format!(
             " Your demo did not end within {} s and was stopped: its trace \
@@ -116,54 +104,55 @@ pub(super) fn beside(
     } else {
         String::new()
     };
-    let panic = panic_in(&printed.text);
-    if let Some(todo) = panic.as_ref().filter(|panic| panic.at_a_todo()) {
+    let panicked = match panic_in(&printed.text) {
         // The trace differs from there on for the function not written,
         // which says nothing of the function named.
-        return Some(format!(
-            "Step {n}'s demo stops at a `todo!()` ({}), so its trace cannot be \
-             set beside the authors' until that function is written.",
-            todo.message
-        ));
-    }
-    let panicked = panic
-        .map(|panic| {
-            let end = if panic.message.ends_with(['.', '!', '?']) {
+        Some((_, todo)) if at_a_todo(todo) => {
+            return Some(format!(
+                "Step {n}'s demo stops at a `todo!()` ({todo}), so its trace \
+                 cannot be set beside the authors' until that function is written."
+            ));
+        }
+        Some((place, message)) => {
+            let end = if message.ends_with(['.', '!', '?']) {
                 ""
             } else {
                 "."
             };
-            format!(
-                " Your demo panicked at {}: {}{end}",
-                panic.place, panic.message
-            )
-        })
-        .unwrap_or_default();
+            format!(" Your demo panicked at {place}: {message}{end}")
+        }
+        None => String::new(),
+    };
     Some(format!(
         "Step {n}'s demo under `LOOP_TRACE=1`, your loop beside the \
          authors': the first turn that differs is {} (`>` marks its first \
-         line that differs; times hidden).{stopped}{panicked} `LOOP_TRACE=1 cargo run \
-         -p step{n:02}` shows your whole trace.\n\n{}",
+         line that differs; times hidden).{stopped}{panicked} `LOOP_TRACE=1 cargo \
+         run -p step{n:02}` shows your whole trace.\n\n{}",
         shown.which, shown.table
     ))
 }
 
-/// How often a demo's trace so far is set beside the authors'.
-const LOOK_AGAIN: Duration = Duration::from_millis(200);
-
-/// Whether the demo's trace so far already parts from the authors' in a
-/// turn it has finished (a turn is finished once the next has begun): what
-/// it prints next cannot change that turn, and a demo that hangs after it
-/// kept the verdict waiting for `DEMO_LIMIT` (a `read_wait` of step 4 that
-/// files its callback as a writer's: 8 s).
-fn parted_already(so_far: &str, titles: &[&str], theirs: &str) -> bool {
-    let whole_lines = &so_far[..so_far.rfind('\n').map_or(0, |end| end + 1)];
+/// The parts of `printed` that the tests pin, in their form, without the
+/// participant's own prints; and whether every part is there.
+fn pinned_form(printed: &str, titles: &[&str], theirs: &str) -> (String, bool) {
     let parts: Vec<String> = titles
         .iter()
-        .map_while(|title| pinned_trace::section(whole_lines, title))
+        .map_while(|title| pinned_trace::section(printed, title))
         .collect();
     let yours = pinned_trace::redacted(&parts.join("\n"));
-    let yours = without_own_prints(&yours, theirs);
+    (
+        without_own_prints(&yours, theirs),
+        parts.len() == titles.len(),
+    )
+}
+
+/// Whether the demo's trace so far already parts from the authors' in a
+/// turn it has finished (once the next has begun): what it prints next
+/// cannot change that turn, so a demo that hangs after it need not be
+/// waited for.
+fn parted_already(so_far: &str, titles: &[&str], theirs: &str) -> bool {
+    let whole_lines = &so_far[..so_far.rfind('\n').map_or(0, |end| end + 1)];
+    let (yours, _) = pinned_form(whole_lines, titles, theirs);
     let (yours, theirs) = (turns(&yours), turns(theirs));
     let finished = yours.len().saturating_sub(1);
     (0..finished)
@@ -175,6 +164,9 @@ fn parted_already(so_far: &str, titles: &[&str], theirs: &str) -> bool {
 /// left out), or the loop doing something else, at the turn where the first
 /// changed line is.
 pub(super) fn story(failures: &[&TestRun]) -> String {
+    // How the runner begins the changed lines of a pinned output that
+    // differs, more than by lines added.
+    const SOMETHING_ELSE: &str = "(first changed lines; - the chapter, + now):";
     let changed: Vec<&str> = failures
         .iter()
         .filter_map(|run| {
@@ -192,8 +184,7 @@ pub(super) fn story(failures: &[&TestRun]) -> String {
                 call left out?"
             .to_owned();
     }
-    let turn = changed.iter().find_map(|line| turn_of(&line[1..]));
-    match turn {
+    match changed.iter().find_map(|line| turn_of(&line[1..])) {
         Some(turn) => {
             format!("your loop did something else than the authors' at turn {turn}.")
         }
@@ -201,77 +192,38 @@ pub(super) fn story(failures: &[&TestRun]) -> String {
     }
 }
 
-/// How the runner begins the changed lines of a pinned output that
-/// differs, more than by lines added (`test_messages::ONLY_ADDED_LINES`).
-const SOMETHING_ELSE: &str = "(first changed lines; - the chapter, + now):";
-
-/// Where Cargo put `package`'s program: `check` built it for the host, in
-/// the debug profile, unless `CARGO_BUILD_TARGET` names a target.
-fn program(cargo: &Cargo, package: &str) -> Option<PathBuf> {
-    let mut dir = cargo.target_dir().ok()?;
-    if let Some(target) = std::env::var_os("CARGO_BUILD_TARGET") {
-        dir.push(target);
-    }
-    let program = dir.join("debug").join(format!("{package}{EXE_SUFFIX}"));
-    program.is_file().then_some(program)
-}
-
-/// The first panic in a demo's output, its place and message in one
-/// line: the table leaves it out, as it is no line of the trace.
-fn panic_in(printed: &str) -> Option<Panic> {
+/// The first panic in a demo's output, its place and message: the table
+/// leaves it out, as it is no line of the trace.
+fn panic_in(printed: &str) -> Option<(&str, &str)> {
     let mut lines = printed.lines();
     let at = lines.find(|line| line.contains(" panicked at "))?;
     let place = at.split_once(" panicked at ")?.1.trim_end_matches(':');
-    let message = lines.next().unwrap_or_default().trim();
-    Some(Panic {
-        place: place.to_owned(),
-        message: message.to_owned(),
-    })
+    Some((place, lines.next().unwrap_or_default().trim()))
 }
 
-/// Where a demo panicked, and what it said, as a sentence.
-#[derive(Debug, PartialEq)]
-struct Panic {
-    place: String,
-    message: String,
+/// Whether a panic's `message` is the `todo!()` of a function not written.
+fn at_a_todo(message: &str) -> bool {
+    message.starts_with("not yet implemented")
 }
 
-impl Panic {
-    /// Whether it is the `todo!()` of a function not written yet.
-    fn at_a_todo(&self) -> bool {
-        self.message.starts_with("not yet implemented")
-    }
-}
-
-/// `yours` without the participant's own prints and a panic's lines:
-/// a `dbg!`'s (`[src/lib.rs:83:9] …`), and any line that is not the
-/// loop's trace and starts with a word no line of `theirs` starts with
-/// (`my timer 0`, `stack backtrace:`). A line of the demo's own that
-/// changed (`parent: cancel() -> false`) starts as one of theirs does,
-/// and stays. The prints are named beside the verdict (`prints`); here
-/// they would hide where the loop itself parts from the authors'.
+/// `yours` without the participant's own prints and a panic's lines: a
+/// `dbg!`'s (`[src/lib.rs:83:9] …`), and any line that is not the loop's
+/// trace and starts with a word no line of `theirs` starts with (`my
+/// timer 0`, `stack backtrace:`). A line of the demo's own that changed
+/// starts as one of theirs does, and stays.
 fn without_own_prints(yours: &str, theirs: &str) -> String {
     let first_word = |line: &str| line.split_whitespace().next().map(str::to_owned);
     let their_words: std::collections::HashSet<String> =
         theirs.lines().filter_map(first_word).collect();
-    let a_dbg = |line: &str| {
-        line.strip_prefix('[')
-            .and_then(|rest| rest.split_once("] "))
-            .is_some_and(|(place, _)| place.contains(".rs:"))
+    let theirs_too = |line: &str| {
+        prints::dbg_place(line).is_none()
+            && first_word(line).is_none_or(|word| their_words.contains(&word))
     };
     yours
         .lines()
-        .filter(|line| {
-            line.starts_with("[+")
-                || (!a_dbg(line)
-                    && first_word(line)
-                        .is_none_or(|word| their_words.contains(&word)))
-        })
-        .fold(String::new(), |mut kept, line| {
-            kept.push_str(line);
-            kept.push('\n');
-            kept
-        })
+        .filter(|line| line.starts_with("[+") || theirs_too(line))
+        .flat_map(|line| [line, "\n"])
+        .collect()
 }
 
 /// The lines of one turn of the loop, with the lines the program printed
@@ -297,24 +249,23 @@ fn turns(trace: &str) -> Vec<Turn<'_>> {
     for line in trace.lines().filter(|line| !line.trim().is_empty()) {
         let heading = line.strip_prefix("== ").and_then(|l| l.strip_suffix(" =="));
         let number = turn_of(line);
-        let current = turns.last();
-        let starts_a_turn = match (current, heading, number) {
-            (None, ..) | (_, Some(_), _) => true,
-            (Some(turn), None, Some(n)) => turn.number.is_some_and(|m| m != n),
-            (Some(_), None, None) => false,
-        };
-        if starts_a_turn {
-            let part = heading.or_else(|| current.and_then(|turn| turn.part));
-            turns.push(Turn {
-                part,
-                number,
-                lines: vec![line],
-            });
-            continue;
+        match turns.last_mut() {
+            Some(turn)
+                if heading.is_none()
+                    && turn.number.zip(number).is_none_or(|(m, n)| m == n) =>
+            {
+                turn.number = turn.number.or(number);
+                turn.lines.push(line);
+            }
+            current => {
+                let part = heading.or_else(|| current.and_then(|turn| turn.part));
+                turns.push(Turn {
+                    part,
+                    number,
+                    lines: vec![line],
+                });
+            }
         }
-        let turn = turns.last_mut().expect("a turn was started");
-        turn.number = turn.number.or(number);
-        turn.lines.push(line);
     }
     turns
 }
@@ -332,49 +283,36 @@ struct Shown {
 /// are the same.
 fn first_difference(yours: &str, theirs: &str) -> Option<Shown> {
     let (yours, theirs) = (turns(yours), turns(theirs));
-    let at = (0..yours.len().max(theirs.len())).find(|&at| {
-        yours.get(at).map(|t| &t.lines) != theirs.get(at).map(|t| &t.lines)
-    })?;
-    let (mine, their) = (yours.get(at), theirs.get(at));
-    let named = their.or(mine)?;
+    let at = (0..yours.len().max(theirs.len()))
+        .find(|&at| lines(&yours, at) != lines(&theirs, at))?;
+    let named = theirs.get(at).or(yours.get(at))?;
     let which = match (named.number, named.part) {
         (Some(n), Some(part)) => format!("turn {n} of the part \"{part}\""),
         (Some(n), None) => format!("turn {n}"),
         (None, Some(part)) => format!("the part \"{part}\" (a loop without turns)"),
         (None, None) => "its first lines (a loop without turns)".to_owned(),
     };
-    Some(Shown {
-        which,
-        table: table(&rows(lines(mine), lines(their))),
-    })
+    let table = table(lines(&yours, at), lines(&theirs, at));
+    Some(Shown { which, table })
 }
 
 /// A turn's lines; none for a turn that is not there.
-fn lines<'t, 'a>(turn: Option<&'t Turn<'a>>) -> &'t [&'a str] {
-    turn.map_or(&[], |turn| turn.lines.as_slice())
+fn lines<'t, 'a>(turns: &'t [Turn<'a>], at: usize) -> &'t [&'a str] {
+    turns.get(at).map_or(&[], |turn| &turn.lines)
 }
 
-/// One row of the table: a line of yours beside a line of theirs, or
-/// beside nothing where one turn is longer.
-type Row<'a> = (Option<&'a str>, Option<&'a str>);
-
-/// The two turns' lines side by side, line for line, as they ran: a line
-/// one loop left out or added shifts the lines after it, which shows it.
-fn rows<'a>(yours: &[&'a str], theirs: &[&'a str]) -> Vec<Row<'a>> {
-    (0..yours.len().max(theirs.len()))
+/// The two turns' lines side by side, line for line, as they ran (a line
+/// one loop left out or added shifts the lines after it, which shows it),
+/// in two columns, "yours" and "the authors'", the first row that differs
+/// marked `>`; at most `SHOWN` rows, around that one.
+fn table(yours: &[&str], theirs: &[&str]) -> String {
+    let rows: Vec<(Option<&str>, Option<&str>)> = (0..yours.len().max(theirs.len()))
         .map(|at| (yours.get(at).copied(), theirs.get(at).copied()))
-        .collect()
-}
-
-/// `rows` in two columns, "yours" and "the authors'", the first row that
-/// differs marked `>`; at most `SHOWN` rows, around that one.
-fn table(rows: &[Row]) -> String {
+        .collect();
     let first = rows.iter().position(|(y, t)| y != t).unwrap_or(0);
-    let start = if rows.len() <= SHOWN {
-        0
-    } else {
-        first.saturating_sub(SHOWN / 4).min(rows.len() - SHOWN)
-    };
+    let start = first
+        .saturating_sub(SHOWN / 4)
+        .min(rows.len().saturating_sub(SHOWN));
     let end = (start + SHOWN).min(rows.len());
     let mut lines = vec![format!("  {} | the authors'", cell(Some("yours")))];
     if start > 0 {
@@ -389,40 +327,28 @@ fn table(rows: &[Row]) -> String {
     if end < rows.len() {
         lines.push(format!("  … {} lines below", rows.len() - end));
     }
-    lines.extend(whole(rows.get(first)));
+    // The row marked `>`, each side whole, when a column cut it: the words
+    // cut are often those that matter ("error: a lost wake-up: no task…").
+    let cut =
+        |line: Option<&str>| line.is_some_and(|line| shown(line).ends_with('…'));
+    if let Some(&(mine, their)) = rows.get(first).filter(|(y, t)| cut(*y) || cut(*t))
+    {
+        let whole =
+            |line: Option<&str>| untimed(line.unwrap_or("(nothing)")).to_owned();
+        lines.extend([
+            String::new(),
+            "  The line marked `>`, whole:".to_owned(),
+            format!("    yours:        {}", whole(mine)),
+            format!("    the authors': {}", whole(their)),
+        ]);
+    }
     lines.join("\n")
 }
 
-/// The row marked `>`, each side whole, when a column cut it: the words
-/// cut are often those that matter ("error: a lost wake-up: no task can
-/// …").
-fn whole(marked: Option<&Row>) -> Vec<String> {
-    let Some(&(mine, their)) = marked else {
-        return Vec::new();
-    };
-    let cut =
-        |line: Option<&str>| line.is_some_and(|line| shown(line).ends_with('…'));
-    if !cut(mine) && !cut(their) {
-        return Vec::new();
-    }
-    let untimed = |line: Option<&str>| {
-        line.map_or_else(
-            || "(nothing)".to_owned(),
-            |line| shown_whole(line).to_owned(),
-        )
-    };
-    vec![
-        String::new(),
-        "  The line marked `>`, whole:".to_owned(),
-        format!("    yours:        {}", untimed(mine)),
-        format!("    the authors': {}", untimed(their)),
-    ]
-}
-
-/// A line as a column shows it: without its time (hidden anyway), cut to
-/// the column's width.
+/// A line as a column shows it: without its time, cut to the column's
+/// width.
 fn shown(line: &str) -> String {
-    let line = shown_whole(line);
+    let line = untimed(line);
     if line.chars().count() <= COLUMN {
         return line.to_owned();
     }
@@ -431,7 +357,7 @@ fn shown(line: &str) -> String {
 }
 
 /// A line without its time (hidden anyway).
-fn shown_whole(line: &str) -> &str {
+fn untimed(line: &str) -> &str {
     line.strip_prefix("[+")
         .and_then(|rest| Some(rest.split_once(" s] ")?.1))
         .unwrap_or(line)

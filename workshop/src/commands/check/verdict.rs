@@ -2,14 +2,15 @@
 //! fix next and the test that shows it best, or that no one function can
 //! be named and why.
 
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use super::meanwhile::{Answers, Beside};
 use super::prints;
 use super::probe::{self, Found};
 use super::report::{
-    describe, ids, left_out, not_pinned, not_right, passed_on_rerun, passes,
-    write_next,
+    describe, failing, left_out, not_pinned, not_right, paragraph, passed_on_rerun,
+    passes, write_next,
 };
 use super::trace;
 use super::{Blame, Checked, TRACES};
@@ -19,78 +20,64 @@ use crate::track::{self, Marked};
 
 /// All passed; or a written function is wrong (named from what failed);
 /// or the next blank function, in track order, is to be written; or tests
-/// fail that no one function answers for.
-/// `demo`: the Cargo that built the step's demo, if it did, for the trace
-/// set beside the authors' when a written function is blamed. `early`:
-/// what the probe and the trace answered while the tests ran (`meanwhile`).
+/// fail that no one function answers for. `demo`: the folder of the
+/// step's programs, if they built, for the demo's trace. `early`: what the probe and
+/// the trace answered while the tests ran (`meanwhile`).
 pub(super) fn verdict_on<'a>(
     step: &Step,
     marked: &'a [Marked],
     ran: &Ran,
-    (demo, cargo): (Option<&Cargo>, &Cargo),
+    (demo, cargo): (Option<&Path>, &Cargo),
     early: Answers<'a>,
     progress: &Progress,
 ) -> Result<Checked, String> {
+    let n = step.number;
     // A pinned output with only the participant's prints added passed.
     let (with_prints, failures): (Vec<&TestRun>, Vec<&TestRun>) = ran
         .runs
         .iter()
         .filter(|run| !run.outcome.passed())
         .partition(|run| prints::added_lines(run).is_some());
-    let own_prints = prints::note(&with_prints);
+    let own_prints = paragraph(&prints::note(&with_prints));
     if failures.is_empty() && !ran.not_run.is_empty() {
         // Nothing failed, but not everything ran: no pass to record.
-        return Ok(Checked {
-            passed: false,
-            next: None,
-            failed: Vec::new(),
-            at_its_todo: false,
-            report: format!(
-                "Step {n}'s tests that ran pass, but not all of them ran.{}{}\n\nCheck \
-                 again with `cargo workshop check {n}`.",
-                left_out(ran),
-                beside_the_verdict(&own_prints),
-                n = step.number
+        return Ok(failing(
+            &[],
+            None,
+            format!(
+                "Step {n}'s tests that ran pass, but not all of them ran.{}{own_prints}\
+                 \n\nCheck again with `cargo workshop check {n}`.",
+                left_out(ran, true),
             ),
-        });
+        ));
     }
-    if failures.is_empty() {
-        let mut checked = passes(step, marked, ran.runs.len());
-        checked.report.push_str(&beside_the_verdict(&own_prints));
-        return Ok(checked);
-    }
-    let mut checked = verdict_on_failures(
-        step,
-        marked,
-        (&failures, ran),
-        (demo, cargo),
-        early,
-        progress,
-    )?;
-    checked.report.push_str(&beside_the_verdict(&own_prints));
+    let mut checked = if failures.is_empty() {
+        passes(step, marked, ran.runs.len())
+    } else {
+        verdict_on_failures(
+            step,
+            marked,
+            (&failures, ran),
+            (demo, cargo),
+            early,
+            progress,
+        )?
+    };
+    checked.report.push_str(&own_prints);
     // "Other tests pass" only when they ran: a trace test that fails at
     // once can name the function before the others end.
     let others_ran = ran.not_run.iter().all(|case| case.file == TRACES);
-    if others_ran && failures.iter().all(|run| run.case.file == TRACES) {
+    let only_traces = failures.iter().all(|run| run.case.file == TRACES);
+    if !failures.is_empty() && others_ran && only_traces {
         checked.report = format!(
             "The loop no longer says what it does: step {n}'s other tests \
              pass, but its trace tests fail (the lines `LOOP_TRACE=1` \
              prints, chapter {n}): {}\n\n{}",
             trace::story(&failures),
             checked.report,
-            n = step.number
         );
     }
     Ok(checked)
-}
-
-/// `note` as a paragraph after the verdict, if there is one.
-fn beside_the_verdict(note: &str) -> String {
-    if note.is_empty() {
-        String::new()
-    } else {
-        format!("\n\n{note}")
-    }
 }
 
 /// The verdict on `failures`, some of `ran`; `Err` when the tool's own
@@ -99,7 +86,7 @@ fn verdict_on_failures<'a>(
     step: &Step,
     marked: &'a [Marked],
     (failures, ran): (&[&TestRun], &Ran),
-    (demo, cargo): (Option<&Cargo>, &Cargo),
+    (demo, cargo): (Option<&Path>, &Cargo),
     early: Answers<'a>,
     progress: &Progress,
 ) -> Result<Checked, String> {
@@ -115,47 +102,32 @@ fn verdict_on_failures<'a>(
         // Before blaming a function: what changed beside the track may be
         // the cause (an exercise's edit to `main.rs`, a deleted file).
         if let Some(outside) = crate::changes::before_blaming(step) {
-            return Ok(Checked {
-                passed: false,
-                next: None,
-                failed: ids(failures),
-                at_its_todo: false,
-                report: format!("{outside}\n\n{}", describe(unexplained[0])),
-            });
+            let report = format!("{outside}\n\n{}", describe(unexplained[0]));
+            return Ok(failing(failures, None, report));
         }
-        let early_probe = early.probe.filter(|(asked, _)| {
+        let asked_of_these = |asked: &[String]| {
             asked
                 .iter()
                 .all(|id| unexplained.iter().any(|run| run.case.id() == *id))
-        });
-        let blamed = blame(
-            step,
-            marked,
-            &unexplained,
-            early_probe.map(|(_, found)| found),
-        )
-        .unwrap_or_else(|suspects| {
-            probe::find(step, cargo, &suspects, &unexplained, progress)
-        });
+        };
+        let probed = early
+            .probe
+            .filter(|(asked, _)| asked_of_these(asked))
+            .map(|(_, found)| found);
+        let blamed =
+            blame(step, marked, &unexplained, probed).unwrap_or_else(|suspects| {
+                probe::find(step, cargo, &suspects, &unexplained, progress)
+            });
         match blamed {
             Found::Culprit(blame) => {
-                let beside = early.trace.map_or_else(
-                    || {
-                        let go_on = AtomicBool::new(false);
-                        demo.and_then(|demo| {
-                            trace::beside(step, demo, progress, &go_on)
-                        })
-                    },
-                    |Beside(beside)| beside,
-                );
-                return Ok(not_right(
-                    step,
-                    &blame,
-                    failures,
-                    ran,
-                    beside.as_deref(),
-                    &blanks,
-                ));
+                let beside = match early.trace {
+                    Some(Beside(beside)) => beside,
+                    None => demo.and_then(|demo| {
+                        trace::beside(step, demo, progress, &AtomicBool::new(false))
+                    }),
+                };
+                let beside = beside.as_deref();
+                return Ok(not_right(step, &blame, failures, ran, beside, &blanks));
             }
             Found::PassedOnRerun => return Ok(passed_on_rerun(step, failures)),
             Found::ToolFailed(failure) => return Err(failure),
@@ -192,9 +164,8 @@ pub(super) fn suspects<'a>(step: &Step, marked: &'a [Marked]) -> Suspects<'a> {
 }
 
 /// The written function the `failing` tests come from: the only one that
-/// differs from the authors' version, or the one whose original, put back
-/// in a copy, makes them pass (`probe`: `probed`, if it has answered
-/// already; else `Err` with the suspects to ask it about).
+/// differs from the authors' version, or what the probe answered
+/// (`probed`); else `Err` with the suspects to ask it about.
 fn blame<'a>(
     step: &Step,
     marked: &'a [Marked],
@@ -222,15 +193,15 @@ pub(super) fn changed_functions<'a>(
     step: &Step,
     marked: &'a [Marked],
 ) -> Vec<&'a Marked> {
+    let changed = |m: &Marked| {
+        let now = &step.read(&m.file)[m.whole()];
+        authors_function(step, m).is_none_or(|original| {
+            track::without_spaces(&original) != track::without_spaces(now)
+        })
+    };
     marked
         .iter()
-        .filter(|m| !step.is_unwritten(m))
-        .filter(|m| {
-            let now = &step.read(&m.file)[m.whole()];
-            authors_function(step, m).is_none_or(|original| {
-                track::without_spaces(&original) != track::without_spaces(now)
-            })
-        })
+        .filter(|m| !step.is_unwritten(m) && changed(m))
         .collect()
 }
 

@@ -1,7 +1,6 @@
 //! What `watch`'s screen shows of its state: the head (what is watched,
 //! the progress, the keys, the status line, the verdict's headline) and
-//! the body paged under it, drawn for the terminal's size; or, without a
-//! screen to redraw, the verdict as plain lines.
+//! the body paged under it; or, without a screen, the verdict as lines.
 
 use std::io::Write;
 
@@ -19,41 +18,38 @@ pub(super) fn draws_a_screen(
 
 /// The terminal's columns and lines, if stdout is one that says; else
 /// 80×24, the size every terminal starts at.
-#[cfg(unix)]
 fn terminal_size() -> (usize, usize) {
-    rustix::termios::tcgetwinsize(std::io::stdout())
+    #[cfg(unix)]
+    if let Some(size) = rustix::termios::tcgetwinsize(std::io::stdout())
         .ok()
         .filter(|size| size.ws_col > 0 && size.ws_row > 0)
-        .map_or((80, 24), |size| {
-            (usize::from(size.ws_col), usize::from(size.ws_row))
-        })
-}
-
-/// Windows draws no screen (`Watch::fancy`): plain lines, the console's own
-/// wrapping.
-#[cfg(not(unix))]
-fn terminal_size() -> (usize, usize) {
+    {
+        return (usize::from(size.ws_col), usize::from(size.ws_row));
+    }
     (80, 24)
 }
 
 impl Watch {
+    /// The function the last verdict names, if any.
+    fn named(&self) -> Option<&str> {
+        self.verdict.as_ref().and_then(|v| v.next.as_deref())
+    }
+
     /// The progress line, or why the track cannot be read.
-    pub(super) fn progress(&self) -> String {
+    fn progress(&self) -> String {
         match self.step.stages() {
-            Ok(stages) => screen::progress(
-                &stages,
-                self.verdict.as_ref().and_then(|v| v.next.as_deref()),
-            ),
+            Ok(stages) => screen::progress(&stages, self.named()),
             Err(err) => err.lines().next().unwrap_or_default().to_owned(),
         }
     }
 
+    /// The panel open, if any; none when the track cannot be read (the
+    /// verdict says what to mend).
     pub(super) fn overlay_text(&self) -> String {
         let Ok(stages) = self.step.stages() else {
-            return String::new(); // the verdict says what to mend
+            return String::new();
         };
-        let named = self.verdict.as_ref().and_then(|v| v.next.as_deref());
-        let hand = screen::at_hand(&stages, named);
+        let hand = screen::at_hand(&stages, self.named());
         match self.overlay {
             Overlay::None => String::new(),
             Overlay::Hint => screen::hint(&self.step, hand),
@@ -61,39 +57,24 @@ impl Watch {
         }
     }
 
-    pub(super) fn status(&self) -> String {
+    fn status(&self) -> String {
         if let Some(running) = &self.running {
-            return format!(
-                "Checking ({} s): {}",
-                running.began.elapsed().as_secs(),
-                self.said.trim()
-            );
+            let seconds = running.began.elapsed().as_secs();
+            return format!("Checking ({seconds} s): {}", self.said.trim());
         }
         if !self.said.is_empty() {
             return self.said.clone(); // a save ended the check: waiting
         }
-        match &self.verdict {
-            Some(verdict) => match verdict.since_save {
-                Some(since) => format!(
-                    "Checked {:.1} s after your save (the check: {:.1} s). \
-                     Save again to check again.",
-                    since.as_secs_f64(),
-                    verdict.took.as_secs_f64()
-                ),
-                None => format!(
-                    "Checked in {:.1} s. Save a file of the step to check again.",
-                    verdict.took.as_secs_f64()
-                ),
-            },
-            None => String::new(),
-        }
+        self.verdict
+            .as_ref()
+            .map_or_else(String::new, |verdict| verdict.checked.clone())
     }
 
     /// The head, always on screen: what is watched, the progress, the
     /// keys, the status line and the verdict's headline (its first
     /// paragraph: the function, what to do). And the body, paged under
     /// it: a panel (`h`, `l`) first, then the rest of the verdict.
-    pub(super) fn head_and_body(&self) -> (String, String) {
+    fn head_and_body(&self) -> (String, String) {
         let mut head = format!(
             "cargo workshop watch {n}: {folder}, checked again on each save\n\
              Progress: {progress}\n{keys}\n\n{status}",
@@ -124,7 +105,7 @@ impl Watch {
         (head, body)
     }
 
-    pub(super) fn page(&self) -> layout::Page {
+    fn page(&self) -> layout::Page {
         let (width, height) = terminal_size();
         let (head, body) = self.head_and_body();
         layout::layout(&head, &body, self.scroll, height, width)
@@ -144,7 +125,7 @@ impl Watch {
     }
 
     pub(super) fn draw(&self) {
-        if !self.fancy || self.demo.is_some() || self.demo_ended.is_some() {
+        if !self.fancy || self.demo_ended.is_some() {
             return;
         }
         let screen = self.page().lines.join("\n");

@@ -1,11 +1,9 @@
-//! What `watch` waits for, each on a thread of its own that sends an
-//! `Event`: the saves of the step's files (told by the OS, through
-//! `notify`), the keys the participant presses, and the signals that end
-//! it. And the terminal's raw mode, which lets a key arrive without Enter,
-//! undone on every way out.
+//! What `watch` waits for, each on a thread that sends an `Event`: the
+//! saves of the step's files (told by the OS), the keys and the signals.
+//! And the terminal's raw mode, which lets a key arrive without Enter.
 
 use std::io::{self, Read};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Sender;
@@ -20,31 +18,21 @@ pub const QUIET: Duration = Duration::from_millis(300);
 
 /// When to check after saves: `QUIET` after the last of them.
 #[derive(Debug, Default)]
-pub struct Debounce {
-    last: Option<Instant>,
-}
+pub struct Debounce(Option<Instant>);
 
 impl Debounce {
-    /// A save, at `now`.
     pub fn saw(&mut self, now: Instant) {
-        self.last = Some(now);
+        self.0 = Some(now + QUIET);
     }
 
-    /// How long to wait still, at `now`, before the saves seen call for a
-    /// check: `None` when none is pending.
+    /// How long to wait still before a check: `None` when no save waits.
     pub fn wait(&self, now: Instant) -> Option<Duration> {
-        let last = self.last?;
-        Some(QUIET.saturating_sub(now.saturating_duration_since(last)))
+        self.0.map(|due| due.saturating_duration_since(now))
     }
 
-    /// Whether the saves seen call for a check now; if so, they are
-    /// forgotten (the check is for all of them).
+    /// Whether the saves seen call for a check now, one for all of them.
     pub fn take_due(&mut self, now: Instant) -> bool {
-        let due = self.wait(now).is_some_and(|left| left.is_zero());
-        if due {
-            self.last = None;
-        }
-        due
+        self.0.take_if(|due| *due <= now).is_some()
     }
 }
 
@@ -55,48 +43,38 @@ pub fn is_theirs(dir: &Path, path: &Path) -> bool {
     let Ok(relative) = path.strip_prefix(dir) else {
         return false;
     };
-    let parts: Vec<String> = relative
-        .components()
-        .filter_map(|part| match part {
-            Component::Normal(name) => Some(name.to_string_lossy().into_owned()),
-            _ => None,
-        })
-        .collect();
-    let Some(name) = parts.last() else {
+    let Some(name) = relative.file_name().map(|name| name.to_string_lossy()) else {
         return false; // the folder itself
     };
-    let editors = name.starts_with('.')
-        || name.starts_with('#')
+    let editors = name.starts_with(['.', '#'])
         || name.ends_with('~')
         || name == "4913"
         || [".swp", ".swo", ".swx", ".tmp", ".bak"]
             .iter()
             .any(|end| name.ends_with(end));
-    !editors && !parts.iter().any(|part| part == "target")
+    !editors
+        && !relative
+            .components()
+            .any(|part| part.as_os_str() == "target")
 }
 
 /// Watches the step folder `dir`, sending `Event::Saved` for each change
-/// of the participant's. The watch lasts as long as the returned watcher.
+/// of the participant's, as long as the returned watcher lasts.
 pub fn watch_saves(
     dir: &Path,
     events: Sender<Event>,
 ) -> Result<notify::RecommendedWatcher, String> {
-    use notify::{EventKind, RecursiveMode, Watcher};
-    let folder: PathBuf = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    use notify::{RecursiveMode, Watcher};
+    let folder = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
     let plain = dir.to_path_buf();
+    let theirs =
+        move |path: &PathBuf| is_theirs(&folder, path) || is_theirs(&plain, path);
     let handler = move |result: notify::Result<notify::Event>| {
         let Ok(event) = result else { return };
+        let kind = event.kind;
         // Reads (a build opening the sources) are not saves.
-        let change = matches!(
-            event.kind,
-            EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_)
-        );
-        if change
-            && event
-                .paths
-                .iter()
-                .any(|path| is_theirs(&folder, path) || is_theirs(&plain, path))
-        {
+        let change = kind.is_create() || kind.is_modify() || kind.is_remove();
+        if change && event.paths.iter().any(&theirs) {
             let _ = events.send(Event::Saved(Instant::now()));
         }
     };
@@ -116,18 +94,17 @@ pub fn watch_saves(
     Ok(watcher)
 }
 
-/// The key that shows the next page of what is under the head: Space,
-/// and Page Down as `key` reads it.
+/// The keys for the next page (Space, Page Down) and the one before (b,
+/// Page Up).
 pub const PAGE_DOWN: char = ' ';
-/// The key that shows the page before: b, and Page Up.
 pub const PAGE_UP: char = 'b';
 
-/// What the bytes of one key press are, as `read_keys` sends it: `None`
-/// for one that is no key of watch's (a tab, an arrow). `more` reads the
-/// bytes after an escape, which a terminal sends at once with it.
+/// The key of one press, as `read_keys` sends it: Ctrl-C and Ctrl-D are
+/// `q`, Enter `'\n'`; `None` for one that is no key of watch's (a tab, an
+/// arrow). `more` reads the bytes a terminal sends at once after an escape.
 fn key(byte: u8, more: &mut impl FnMut() -> Option<u8>) -> Option<char> {
     match byte {
-        3 | 4 => Some('q'), // Ctrl-C, Ctrl-D
+        3 | 4 => Some('q'),
         b' ' => Some(PAGE_DOWN),
         b'\r' | b'\n' => Some('\n'),
         0x1b => escape(more),
@@ -136,14 +113,13 @@ fn key(byte: u8, more: &mut impl FnMut() -> Option<u8>) -> Option<char> {
     }
 }
 
-/// The key of an escape sequence: Page Down (`ESC [ 6 ~`) and Page Up
-/// (`ESC [ 5 ~`); a lone escape or another sequence is none of watch's.
+/// Page Down (`ESC [ 6 ~`) and Page Up (`ESC [ 5 ~`); a lone escape or
+/// another sequence (one ends at its first byte from `@` to `~`) is none.
 fn escape(more: &mut impl FnMut() -> Option<u8>) -> Option<char> {
     if more()? != b'[' {
         return None;
     }
     let mut sequence = Vec::new();
-    // A sequence ends with its first byte from `@` to `~`.
     while let Some(byte) = more() {
         sequence.push(byte);
         if (0x40..=0x7e).contains(&byte) || sequence.len() > 8 {
@@ -157,147 +133,97 @@ fn escape(more: &mut impl FnMut() -> Option<u8>) -> Option<char> {
     }
 }
 
-/// Reads the keys pressed, one `Event::Key` each, on a thread of its own;
-/// `Event::NoMoreKeys` at the end of the input. Ctrl-C and Ctrl-D, which
-/// raw mode hands over as bytes, are `q`; Space and Page Down are
-/// `PAGE_DOWN`, Page Up `PAGE_UP`, Enter `'\n'`.
+/// Reads the keys pressed, one `Event::Key` each, on a thread of its own.
 pub fn read_keys(events: Sender<Event>) {
     std::thread::spawn(move || {
         let mut stdin = io::stdin().lock();
         let mut read_one = move || {
             let mut byte = [0_u8; 1];
-            match stdin.read(&mut byte) {
-                Ok(1) => Some(byte[0]),
-                _ => None,
-            }
+            (stdin.read(&mut byte).ok()? == 1).then_some(byte[0])
         };
         while let Some(byte) = read_one() {
-            let Some(key) = key(byte, &mut read_one) else {
-                continue;
-            };
-            if events.send(Event::Key(key, Instant::now())).is_err() {
-                return;
+            if let Some(key) = key(byte, &mut read_one) {
+                let _ = events.send(Event::Key(key, Instant::now()));
             }
         }
-        let _ = events.send(Event::NoMoreKeys);
     });
-}
-
-/// From now on, a change of the terminal's size (SIGWINCH) is an
-/// `Event::Resized`, so that the screen is drawn again at once for the new
-/// size, before the terminal's own reflow of the old one cuts its words.
-pub fn on_resize(events: Sender<Event>) {
-    #[cfg(unix)]
-    {
-        let Ok(mut signals) =
-            signal_hook::iterator::Signals::new([signal_hook::consts::SIGWINCH])
-        else {
-            return; // the screen is then drawn for the new size at the next news
-        };
-        std::thread::spawn(move || {
-            for _ in signals.forever() {
-                if events.send(Event::Resized).is_err() {
-                    return;
-                }
-            }
-        });
-    }
-    #[cfg(not(unix))]
-    drop(events);
 }
 
 /// From now on, Ctrl-C, SIGTERM and SIGHUP (a closed terminal) are each an
 /// `Event::Signal`, for `watch` to end its check and restore the terminal
-/// before it exits. While `demo_runs`, Ctrl-C is the demo's: the terminal
-/// sends it to the demo too, and it ends the demo only.
+/// before it exits, and a new size (SIGWINCH) is an `Event::Resized`. While
+/// `demo_runs`, Ctrl-C is the demo's: the terminal sends it there too.
 pub fn on_signals(events: Sender<Event>, demo_runs: Arc<AtomicBool>) {
     #[cfg(unix)]
     {
-        use signal_hook::consts::SIGINT;
+        use signal_hook::consts::{SIGINT, SIGWINCH};
+        use std::sync::atomic::Ordering;
         let Some(mut signals) = crate::runner::interrupts() else {
             return;
         };
+        let _ = signals.add_signal(SIGWINCH);
         std::thread::spawn(move || {
             for signal in signals.forever() {
-                if signal == SIGINT
-                    && demo_runs.load(std::sync::atomic::Ordering::SeqCst)
-                {
-                    continue;
-                }
-                if events.send(Event::Signal(signal)).is_err() {
-                    return;
-                }
+                let event = match signal {
+                    SIGWINCH => Event::Resized,
+                    SIGINT if demo_runs.load(Ordering::SeqCst) => continue,
+                    _ => Event::Signal(signal),
+                };
+                let _ = events.send(event);
             }
         });
     }
+    // Elsewhere Ctrl-C ends `watch` at once; its check, in the same
+    // console, receives it too and ends its tests.
     #[cfg(not(unix))]
-    {
-        // Ctrl-C ends `watch` at once here; its check, in the same
-        // console, receives it too and ends its tests.
-        let _ = (events, demo_runs);
-    }
+    let _ = (events, demo_runs);
 }
 
+#[cfg(unix)]
+type Saved = rustix::termios::Termios;
+#[cfg(not(unix))]
+type Saved = ();
+
 /// The terminal in raw mode (keys arrive without Enter, and are not
-/// echoed) until dropped, which puts it back as it was: on a return, an
-/// error or a panic. Ctrl-C still interrupts. Nothing changes when stdin
-/// is not a terminal, nor on systems other than Unix (keys then take
-/// Enter).
+/// echoed; Ctrl-C still interrupts) until dropped, on every way out. Only
+/// where stdin is a terminal, on Unix: elsewhere keys take Enter.
 #[derive(Debug)]
-pub struct RawMode {
-    #[cfg(unix)]
-    saved: Option<rustix::termios::Termios>,
-}
+pub struct RawMode(Option<Saved>);
 
 impl RawMode {
     pub fn on() -> RawMode {
         #[cfg(unix)]
-        {
-            use std::io::IsTerminal;
-
-            use rustix::termios::{
-                LocalModes, OptionalActions, SpecialCodeIndex, tcgetattr, tcsetattr,
-            };
-            let stdin = io::stdin();
-            if !stdin.is_terminal() {
-                return RawMode { saved: None };
-            }
-            let Ok(saved) = tcgetattr(&stdin) else {
-                return RawMode { saved: None };
-            };
-            let mut raw = saved.clone();
-            raw.local_modes
-                .remove(LocalModes::ICANON | LocalModes::ECHO);
-            raw.special_codes[SpecialCodeIndex::VMIN] = 1;
-            raw.special_codes[SpecialCodeIndex::VTIME] = 0;
-            if tcsetattr(&stdin, OptionalActions::Now, &raw).is_err() {
-                return RawMode { saved: None };
-            }
-            RawMode { saved: Some(saved) }
-        }
+        return RawMode(raw_mode().ok());
         #[cfg(not(unix))]
-        RawMode {}
+        RawMode(None)
     }
 
     /// Whether a key arrives without Enter.
-    #[cfg_attr(not(unix), allow(clippy::unused_self))]
     pub fn is_on(&self) -> bool {
-        #[cfg(unix)]
-        return self.saved.is_some();
-        #[cfg(not(unix))]
-        false
+        self.0.is_some()
     }
+}
+
+/// Puts stdin's terminal in raw mode: how it was before.
+#[cfg(unix)]
+fn raw_mode() -> rustix::io::Result<Saved> {
+    use rustix::termios::{LocalModes, OptionalActions, SpecialCodeIndex as Code};
+    let saved = rustix::termios::tcgetattr(io::stdin())?;
+    let mut raw = saved.clone();
+    raw.local_modes
+        .remove(LocalModes::ICANON | LocalModes::ECHO);
+    raw.special_codes[Code::VMIN] = 1;
+    raw.special_codes[Code::VTIME] = 0;
+    rustix::termios::tcsetattr(io::stdin(), OptionalActions::Now, &raw)?;
+    Ok(saved)
 }
 
 impl Drop for RawMode {
     fn drop(&mut self) {
         #[cfg(unix)]
-        if let Some(saved) = &self.saved {
-            let _ = rustix::termios::tcsetattr(
-                io::stdin(),
-                rustix::termios::OptionalActions::Now,
-                saved,
-            );
+        if let Some(saved) = &self.0 {
+            use rustix::termios::{OptionalActions, tcsetattr};
+            let _ = tcsetattr(io::stdin(), OptionalActions::Now, saved);
         }
     }
 }

@@ -1,10 +1,6 @@
-//! How `watch`'s screen fits the terminal: the head (the title, the
-//! progress, the keys, the status line and the verdict's headline) always
-//! on screen, the rest (a panel, the verdict's evidence) a page at a time
-//! under it. A pure function of the text and the terminal's size, so that
-//! every size is tested without a terminal.
-
-use super::screen::wrapped;
+//! How `watch`'s screen fits the terminal: the head always on screen, the
+//! rest (a panel, the verdict's evidence) a page at a time under it. A pure
+//! function of the text and the size, so that every size is tested.
 
 /// The lines to draw, and where the page shown starts in the body.
 #[derive(Debug, PartialEq, Eq)]
@@ -22,10 +18,7 @@ pub struct Page {
 const BODY_AT_LEAST: usize = 4;
 
 /// `head` and `body` laid out for a terminal of `height` lines and `width`
-/// columns, the body shown from its line `first`. Every line is broken
-/// between words, and one that cannot be (a word, or the trace's columns)
-/// is cut with `…`: a line the terminal wraps itself would push the head
-/// off the top, and its reflow on a resize cuts words.
+/// columns, the body shown from its line `first`.
 pub fn layout(
     head: &str,
     body: &str,
@@ -46,8 +39,8 @@ pub fn layout(
         body.remove(0); // the head's blank line is enough
     }
     let room = height - head.len() - 1; // the blank line between them
+    let mut lines = head;
     if body.len() <= room {
-        let mut lines = head;
         if !body.is_empty() {
             lines.push(String::new());
             lines.extend(body);
@@ -60,31 +53,43 @@ pub fn layout(
     }
     let size = room - 1; // and the line that says where the page is
     let first = first.min(body.len() - size);
-    let shown = first + size;
-    let place = cut(
-        &format!(
-            "-- lines {}-{shown} of {}; Space: next page, b: back --",
-            first + 1,
-            body.len()
-        ),
-        width,
+    let place = format!(
+        "-- lines {}-{} of {}; Space: next page, b: back --",
+        first + 1,
+        first + size,
+        body.len()
     );
-    let mut lines = head;
     lines.push(String::new());
-    lines.extend(body.drain(first..shown));
-    lines.push(place);
+    lines.extend(body.drain(first..first + size));
+    lines.push(cut(&place, width));
     Page { lines, first, size }
 }
 
-/// `text` as screen lines of at most `width` characters.
+/// `text` as screen lines of at most `width` characters. A longer line is
+/// broken between words, its continuation indented as it was: a line the
+/// terminal wraps itself would push the head off the top, and its reflow
+/// on a resize cuts words. One that cannot be broken (a long word, or the
+/// trace's two columns, ` | `, which would no longer line up) is cut.
 fn fitted(text: &str, width: usize) -> Vec<String> {
-    if text.is_empty() {
-        return Vec::new();
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        if line.chars().count() <= width || line.contains(" | ") {
+            lines.push(cut(line, width));
+            continue;
+        }
+        let indent = &line[..line.len() - line.trim_start_matches(' ').len()];
+        let mut current = String::new();
+        for word in line.trim_start().split(' ') {
+            let long = current.chars().count() + 1 + word.chars().count() > width;
+            if !current.is_empty() && long {
+                lines.push(cut(&std::mem::take(&mut current), width));
+            }
+            current.push_str(if current.is_empty() { indent } else { " " });
+            current.push_str(word);
+        }
+        lines.push(cut(&current, width));
     }
-    wrapped(text, width)
-        .split('\n')
-        .map(|line| cut(line, width))
-        .collect()
+    lines
 }
 
 /// `line` cut to `width` characters, the last a `…` when cut.
@@ -92,9 +97,8 @@ fn cut(line: &str, width: usize) -> String {
     if line.chars().count() <= width {
         return line.to_owned();
     }
-    let mut kept: String = line.chars().take(width - 1).collect();
-    kept.push('…');
-    kept
+    let kept: String = line.chars().take(width - 1).collect();
+    kept + "…"
 }
 
 #[cfg(test)]
@@ -111,6 +115,20 @@ mod tests {
     const HEAD: &str = "Checked 4.1 s after your save (the check: 3.9 s). Save again \
                         to check again.\n\nYour `Timer::cmp` is not right yet: \
                         fix it and save.";
+
+    #[test]
+    fn a_long_line_breaks_between_words_and_keeps_its_indent() {
+        let fit = |text: &str, width| fitted(text, width).join("\n");
+        assert_eq!(
+            fit("    one two three four", 13),
+            "    one two\n    three\n    four"
+        );
+        assert_eq!(fit("short\n  also short", 13), "short\n  also short");
+        let columns = "> turn 1: wait: nothing to wait for | turn 1: wait";
+        assert_eq!(fit(columns, 60), columns, "the trace's columns stay whole");
+        assert_eq!(fit(columns, 20), "> turn 1: wait: not…", "and are cut");
+        assert_eq!(fit("averyveryverylongword next", 8), "averyve…\nnext");
+    }
 
     #[test]
     fn a_long_verdict_keeps_the_head_on_an_80_by_24_screen_and_pages() {

@@ -1,31 +1,21 @@
-//! `cargo workshop watch [N]`: checks step N once, then again after each
-//! save of a file in its folder, on one screen redrawn: the progress
-//! through the track, the verdict as `check` gives it, and keys for the
-//! hint, the list of functions, the demo and quitting.
-//!
-//! Each check is a child process, `cargo workshop check N` (this same
-//! program), so that a save can end it (its tests with it, as Ctrl-C ends
-//! them under `check`) and start the next. Nothing `watch` starts outlives
-//! it: `q`, Ctrl-C, SIGTERM and a closed terminal (SIGHUP) end the check
-//! and the demo and put the terminal back as it was, and so does a panic
-//! (both are ended and the terminal restored when dropped).
-//!
-//! Where stdout is not a terminal (piped, a log), no screen is redrawn:
-//! each verdict is printed once, as plain lines.
+//! `cargo workshop watch [N]`: checks step N again after each save of a
+//! file in its folder, on one screen (piped or with `TERM=dumb`, as lines).
+//! Each check is a child `cargo workshop check N`, so that a save can end
+//! it. Nothing `watch` starts outlives it, and the terminal is restored.
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use crate::commands::Words;
 use crate::commands::status::passes_as_is;
 use crate::step::{Step, find_root, step_folders};
 
-use child::{Demo, Ended, RunningCheck};
+use child::RunningCheck;
 use input::{Debounce, RawMode};
 
 mod child;
@@ -47,23 +37,17 @@ pub const HELP: &str = "usage: cargo workshop watch [N]\n\n\
              Without N, the step in progress: started, not yet passing. Piped, or \
              with\nTERM=dumb, it prints each verdict once, without redrawing.";
 
-/// What `watch` waits for, from its threads (`input`, `child`).
+/// What `watch` waits for, from its threads: a save of the step's files,
+/// a key, a signal, a new terminal size, and the progress lines and the
+/// end (stdout, stderr) of the check with an id.
 #[derive(Debug)]
 pub enum Event {
-    /// A file of the step's, saved (or made, or removed) at that instant.
     Saved(Instant),
     Key(char, Instant),
-    /// The keyboard's input ended (stdin closed).
-    NoMoreKeys,
     Signal(i32),
-    /// A progress line of the check with this id.
-    CheckSaid(u64, String),
-    /// The check's whole stdout, at its end.
-    CheckOut(u64, String),
-    /// The check's whole stderr, at its end.
-    CheckErr(u64, String),
-    /// The terminal changed its size: the screen is drawn again for it.
     Resized,
+    CheckSaid(u64, String),
+    CheckDone(u64, String, String),
 }
 
 pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
@@ -84,11 +68,8 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let _watcher = input::watch_saves(&step.dir(), sender.clone())?;
     let demo_runs = Arc::new(AtomicBool::new(false));
     input::on_signals(sender.clone(), Arc::clone(&demo_runs));
-    input::on_resize(sender.clone());
     let raw = RawMode::on();
     input::read_keys(sender.clone());
-    let last = step_folders(&root).last().map_or(step.number, |(k, _)| *k);
-    let next_file = step.state().join("watch-next");
     let mut watch = Watch {
         fancy: draw::draws_a_screen(
             cfg!(unix) && std::io::stdout().is_terminal(),
@@ -96,8 +77,6 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
         ),
         raw: raw.is_on(),
         step,
-        last,
-        next_file,
         sender,
         demo_runs,
         checks: 0,
@@ -108,7 +87,6 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
         scroll: 0,
         debounce: Debounce::default(),
         saved_at: None,
-        demo: None,
         demo_ended: None,
     };
     let code = watch.run(&events);
@@ -122,11 +100,7 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
 }
 
 /// The step to watch when none is named: the one started and not yet
-/// passing. With none such, the last step started, which passes: its
-/// screen says so and names the next step's command, where an error would
-/// leave a participant who just finished a step wondering what to type.
-/// More than one in progress, or none started, is for the participant to
-/// say.
+/// passing; else the last one started, whose screen names the next step.
 fn step_in_progress(root: &Path) -> Result<u32, String> {
     let started: Vec<(u32, bool)> = step_folders(root)
         .into_iter()
@@ -138,8 +112,7 @@ fn step_in_progress(root: &Path) -> Result<u32, String> {
     choose(&started)
 }
 
-/// Of the steps started (each with whether it passes as it is), the one to
-/// watch.
+/// Of the steps started (each with whether it passes), the one to watch.
 fn choose(started: &[(u32, bool)]) -> Result<u32, String> {
     let in_progress: Vec<u32> = started
         .iter()
@@ -165,7 +138,7 @@ fn choose(started: &[(u32, bool)]) -> Result<u32, String> {
     }
 }
 
-/// What the screen shows besides the verdict.
+/// The panel shown above the verdict, if any.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Overlay {
     None,
@@ -173,41 +146,43 @@ enum Overlay {
     List,
 }
 
-/// The verdict of the last check that ended.
+/// The last check's verdict, the function it names, and its status line.
 #[derive(Debug)]
 struct Verdict {
     text: String,
-    /// The function it names, if any.
     next: Option<String>,
-    took: Duration,
-    /// From the save that called for it to the verdict, if a save did.
-    since_save: Option<Duration>,
+    checked: String,
 }
 
 #[derive(Debug)]
 struct Watch {
     step: Step,
-    last: u32,
-    next_file: PathBuf,
     sender: Sender<Event>,
     fancy: bool,
     raw: bool,
     demo_runs: Arc<AtomicBool>,
-    /// How many checks were started: each one's id.
+    /// How many checks were started: the last one's id.
     checks: u64,
     running: Option<RunningCheck>,
     verdict: Option<Verdict>,
-    /// The running check's last progress line.
+    /// The running check's last progress line, or why none runs.
     said: String,
     overlay: Overlay,
-    /// The first line shown of what pages under the head.
+    /// The body's first line shown.
     scroll: usize,
     debounce: Debounce,
     /// The first save not yet answered by a verdict.
     saved_at: Option<Instant>,
-    demo: Option<Demo>,
     /// When the demo ended, until a key brings the screen back.
     demo_ended: Option<Instant>,
+}
+
+/// What the loop does after an event.
+#[derive(Debug)]
+enum Next {
+    Nothing,
+    Redraw,
+    Quit(ExitCode),
 }
 
 impl Watch {
@@ -215,37 +190,21 @@ impl Watch {
         self.start_check()?;
         self.draw();
         loop {
-            let now = Instant::now();
-            let wait = match (self.debounce.wait(now), self.demo.is_some()) {
-                (Some(left), _) => left,
-                (None, true) => Duration::from_millis(100),
-                (None, false) => Duration::from_secs(1),
-            };
-            let event = match events.recv_timeout(wait) {
-                Ok(event) => Some(event),
-                Err(RecvTimeoutError::Timeout) => None,
-                Err(RecvTimeoutError::Disconnected) => return Ok(ExitCode::SUCCESS),
-            };
+            let wait = self.debounce.wait(Instant::now());
+            // Never disconnected: `self.sender` is one of its ends.
+            let event = events
+                .recv_timeout(wait.unwrap_or(Duration::from_secs(1)))
+                .ok();
             // Without news, the running check's seconds move on.
             let mut redraw = event.is_none() && self.running.is_some();
-            if let Some(event) = event {
-                match self.take(event) {
-                    Next::Quit(code) => return Ok(code),
-                    Next::Redraw => redraw = true,
-                    Next::Nothing => {}
-                }
+            match event.map(|event| self.take(event)) {
+                Some(Next::Quit(code)) => return Ok(code),
+                Some(Next::Redraw) => redraw = true,
+                _ => {}
             }
             if self.debounce.take_due(Instant::now()) {
                 self.start_check()?;
                 redraw = true;
-            }
-            if let Some(status) = self.demo.as_mut().and_then(Demo::ended) {
-                self.demo = None;
-                self.demo_runs.store(false, Ordering::SeqCst);
-                self.demo_ended = Some(Instant::now());
-                say(&format!(
-                    "\nThe demo ended ({status}). Press a key to come back."
-                ));
             }
             if redraw {
                 self.draw();
@@ -258,35 +217,35 @@ impl Watch {
             Event::Saved(at) => {
                 self.debounce.saw(at);
                 self.saved_at.get_or_insert(at);
-                if let Some(mut running) = self.running.take() {
-                    running.end(); // a save restarts it, after the quiet
-                    "a save: checking again".clone_into(&mut self.said);
-                    return Next::Redraw;
+                // Dropped, the check ends: the next starts after the quiet.
+                if self.running.take().is_none() {
+                    return Next::Nothing;
                 }
-                Next::Nothing
+                "a save: checking again".clone_into(&mut self.said);
+                Next::Redraw
             }
             Event::Key(key, at) => self.key(key, at),
-            Event::NoMoreKeys => Next::Nothing, // Ctrl-C still ends it
             Event::Signal(signal) => {
                 Next::Quit(ExitCode::from(u8::try_from(128 + signal).unwrap_or(1)))
             }
-            Event::CheckSaid(id, line) => {
-                if self.running.as_ref().is_some_and(|r| r.id == id) {
-                    self.said = line;
-                    return Next::Redraw;
-                }
-                Next::Nothing
-            }
-            Event::CheckOut(id, text) => self.check_output(id, |r| r.out(text)),
-            Event::CheckErr(id, text) => self.check_output(id, |r| r.err(text)),
             Event::Resized => Next::Redraw,
+            Event::CheckSaid(id, line) => match &self.running {
+                Some(running) if running.id == id => {
+                    self.said = line;
+                    Next::Redraw
+                }
+                _ => Next::Nothing,
+            },
+            Event::CheckDone(id, stdout, stderr) => {
+                match self.running.take_if(|running| running.id == id) {
+                    Some(ended) => self.take_verdict(ended, &stdout, &stderr),
+                    None => Next::Nothing, // an ended check's last words
+                }
+            }
         }
     }
 
     fn key(&mut self, key: char, at: Instant) -> Next {
-        if self.demo.is_some() {
-            return Next::Nothing; // the demo has the screen; Ctrl-C ends it
-        }
         if let Some(ended) = self.demo_ended {
             if at < ended {
                 return Next::Nothing; // pressed while the demo ran
@@ -298,38 +257,19 @@ impl Watch {
             'q' => Next::Quit(ExitCode::SUCCESS),
             input::PAGE_DOWN => self.turn_page(true),
             input::PAGE_UP => self.turn_page(false),
-            // Keys typed with Enter: the Enter is no key of its own.
-            '\n' => Next::Nothing,
+            '\n' => Next::Nothing, // the Enter after a key
             'h' => self.show(Overlay::Hint),
             'l' => self.show(Overlay::List),
-            'r' => {
-                self.overlay = Overlay::None;
-                self.demo_runs.store(true, Ordering::SeqCst);
-                let package = self.step.package();
-                if self.fancy {
-                    print!("\x1b[2J\x1b[H");
-                }
-                say(&format!(
-                    "cargo run -p {package} (Ctrl-C ends the demo, not watch)\n"
-                ));
-                match Demo::start(&self.step.root, &package) {
-                    Ok(demo) => self.demo = Some(demo),
-                    Err(err) => {
-                        self.demo_runs.store(false, Ordering::SeqCst);
-                        self.said = err;
-                        return Next::Redraw;
-                    }
-                }
-                Next::Nothing
-            }
+            'r' => self.run_demo(),
             _ => self.show(Overlay::None),
         }
     }
 
+    /// Opens `overlay` at its top, or closes it if open.
     fn show(&mut self, overlay: Overlay) -> Next {
-        self.scroll = 0; // a panel opens at its top
+        self.scroll = 0;
         self.overlay = if self.overlay == overlay {
-            Overlay::None // the same key again hides it
+            Overlay::None
         } else {
             overlay
         };
@@ -340,24 +280,55 @@ impl Watch {
         Next::Redraw
     }
 
-    /// Hands an output of check `id` to it, if it is the one running; at
-    /// its end, takes its verdict.
-    fn check_output(
+    /// Runs the step's demo on the terminal; watch waits for its end, and
+    /// Ctrl-C, which the terminal sends to both, is the demo's.
+    fn run_demo(&mut self) -> Next {
+        self.overlay = Overlay::None;
+        let package = self.step.package();
+        if self.fancy {
+            print!("\x1b[2J\x1b[H");
+        }
+        say(&format!(
+            "cargo run -p {package} (Ctrl-C ends the demo, not watch)\n"
+        ));
+        self.demo_runs.store(true, Ordering::SeqCst);
+        let ran = child::run_demo(&self.step.root, &package);
+        // The Ctrl-C that ended it may still be on its way to `on_signals`.
+        std::thread::sleep(Duration::from_millis(100));
+        self.demo_runs.store(false, Ordering::SeqCst);
+        match ran {
+            Ok(status) => {
+                say(&format!(
+                    "\nThe demo ended ({status}). Press a key to come back."
+                ));
+                self.demo_ended = Some(Instant::now());
+                Next::Nothing
+            }
+            Err(err) => {
+                self.said = err;
+                Next::Redraw
+            }
+        }
+    }
+
+    fn take_verdict(
         &mut self,
-        id: u64,
-        hand: impl FnOnce(&mut RunningCheck),
+        mut ended: RunningCheck,
+        out: &str,
+        err: &str,
     ) -> Next {
-        let Some(running) = self.running.as_mut().filter(|r| r.id == id) else {
-            return Next::Nothing; // an ended check's last words
-        };
-        hand(running);
-        let Some(ended) = running.ended() else {
-            return Next::Nothing;
-        };
-        self.running = None;
-        self.verdict = Some(self.verdict_of(&ended));
+        let code = ended.reap();
+        let n = self.step.number;
+        let last = step_folders(&self.step.root).last().map_or(n, |(k, _)| *k);
+        let since_save = self.saved_at.take().map(|at| at.elapsed());
+        self.verdict = Some(Verdict {
+            text: screen::verdict(code, out, err, (n, last)),
+            next: std::fs::read_to_string(child::next_file(&self.step))
+                .ok()
+                .filter(|name| !name.is_empty()),
+            checked: screen::checked(ended.began.elapsed(), since_save),
+        });
         self.scroll = 0;
-        self.saved_at = None;
         self.said.clear();
         if !self.fancy {
             say(&self.plain_verdict());
@@ -365,38 +336,11 @@ impl Watch {
         Next::Redraw
     }
 
-    fn verdict_of(&self, ended: &Ended) -> Verdict {
-        let next = std::fs::read_to_string(&self.next_file)
-            .ok()
-            .filter(|name| !name.is_empty());
-        let passing = screen::passing(self.step.number, self.last);
-        Verdict {
-            text: screen::verdict(
-                ended.code,
-                &ended.stdout,
-                &ended.stderr,
-                &passing,
-            ),
-            next,
-            took: ended.took,
-            since_save: self.saved_at.map(|at| at.elapsed()),
-        }
-    }
-
     fn start_check(&mut self) -> Result<(), String> {
-        if let Some(mut running) = self.running.take() {
-            running.end();
-        }
+        self.running = None; // dropped, the one running ends
         self.checks += 1;
-        let _ = std::fs::create_dir_all(self.step.state());
-        let _ = std::fs::remove_file(&self.next_file);
-        self.running = Some(RunningCheck::start(
-            &self.step.root,
-            self.step.number,
-            self.checks,
-            &self.next_file,
-            &self.sender,
-        )?);
+        let check = RunningCheck::start(&self.step, self.checks, &self.sender)?;
+        self.running = Some(check);
         "starting".clone_into(&mut self.said);
         if !self.fancy {
             say(&format!("checking step {}…", self.step.number));
@@ -410,14 +354,6 @@ fn say(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{text}");
     let _ = out.flush();
-}
-
-/// What the loop does after an event.
-#[derive(Debug)]
-enum Next {
-    Nothing,
-    Redraw,
-    Quit(ExitCode),
 }
 
 #[cfg(test)]

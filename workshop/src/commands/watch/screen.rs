@@ -1,7 +1,8 @@
 //! What `watch` shows: the progress through the step's track, the verdict
 //! as `check` gives it, the hint for the function at hand and the list of
-//! functions. Plain text, from plain values, so that each piece is tested
-//! alone; `mod.rs` puts them on one screen.
+//! functions. Plain text from plain values, each piece tested alone.
+
+use std::time::Duration;
 
 use crate::step::{Stage, Step};
 use crate::track::Marked;
@@ -15,33 +16,24 @@ const BAR: usize = 20;
 pub fn progress_line(written: usize, total: usize, not_right: usize) -> String {
     let right = written.saturating_sub(not_right);
     let filled = (BAR * right).checked_div(total).unwrap_or(0).min(BAR);
-    let not_right = if not_right == 0 {
-        String::new()
-    } else {
-        format!(", {not_right} not right yet")
+    let not_right = match not_right {
+        0 => String::new(),
+        n => format!(", {n} not right yet"),
     };
-    format!(
-        "{written} of {total} functions written{not_right}  [{}{}]",
-        "#".repeat(filled),
-        "-".repeat(BAR - filled)
-    )
+    let bar = format!("{}{}", "#".repeat(filled), "-".repeat(BAR - filled));
+    format!("{written} of {total} functions written{not_right}  [{bar}]")
 }
 
-/// The progress of a track: how many of its functions are written (not
-/// blank, no `todo!()` left), of how many, and whether the last verdict
-/// `blamed` one of them, so that a wrong function made right moves the
-/// bar.
+/// The progress of a track: its functions written (not blank, no `todo!()`
+/// left), and whether the last verdict `blamed` one of them, so that a
+/// wrong function made right moves the bar.
 pub fn progress(stages: &[(Marked, Stage)], blamed: Option<&str>) -> String {
-    let written: Vec<&Marked> = stages
-        .iter()
-        .filter(|(_, stage)| !stage.is_unfinished())
-        .map(|(m, _)| m)
-        .collect();
+    let written = stages.iter().filter(|(_, stage)| !stage.is_unfinished());
     let not_right = written
-        .iter()
-        .filter(|m| Some(m.function.as_str()) == blamed)
+        .clone()
+        .filter(|(m, _)| Some(m.function.as_str()) == blamed)
         .count();
-    progress_line(written.len(), stages.len(), not_right)
+    progress_line(written.count(), stages.len(), not_right)
 }
 
 /// The function at hand: the one the last verdict named, else the first
@@ -68,12 +60,7 @@ pub fn hint(step: &Step, marked: Option<&Marked>) -> String {
     let doc = if m.doc.trim().is_empty() {
         "(no doc comment: the test below names what it expects)".to_owned()
     } else {
-        m.doc
-            .trim_end()
-            .lines()
-            .map(|line| format!("    {line}"))
-            .collect::<Vec<_>>()
-            .join("\n")
+        format!("    {}", m.doc.trim_end().replace('\n', "\n    "))
     };
     format!(
         "Hint for `{function}` ({order} of {total}), in {folder}/{file}:\n\n\
@@ -117,105 +104,70 @@ pub fn list(stages: &[(Marked, Stage)], at_hand: Option<&Marked>) -> String {
 }
 
 /// What follows a passing verdict: the command of the next step.
-pub fn passing(n: u32, last: u32) -> String {
+fn passing(n: u32, last: u32) -> String {
     if n >= last {
-        format!("Step {n} passes, and it is the last: the track is done.")
-    } else {
-        format!(
-            "Step {n} passes. Next: `cargo workshop start {next}` then \
-             `cargo workshop watch`.",
-            next = n + 1
-        )
+        return format!("Step {n} passes, and it is the last: the track is done.");
     }
+    let next = n + 1;
+    format!(
+        "Step {n} passes. Next: `cargo workshop start {next}` then \
+         `cargo workshop watch`."
+    )
 }
 
 /// The keys, as the help line says them.
 pub fn keys(raw: bool) -> String {
-    let keys = "h hint, l list of functions, r run the demo, Space/b page, q quit";
-    if raw {
-        format!("Keys: {keys}.")
-    } else {
-        format!("Keys (then Enter): {keys}.")
-    }
+    let enter = if raw { "" } else { " (then Enter)" };
+    format!(
+        "Keys{enter}: h hint, l list of functions, r run the demo, Space/b page, \
+         q quit."
+    )
 }
 
-/// The verdict as the check gave it: `check`'s own report for a pass (with
-/// the next step's command) or a failure, its error for a check that could
+/// The status line under a verdict: when it came, and how to check again.
+pub fn checked(took: Duration, since_save: Option<Duration>) -> String {
+    let took = took.as_secs_f64();
+    let Some(since) = since_save else {
+        return format!(
+            "Checked in {took:.1} s. Save a file of the step to check again."
+        );
+    };
+    format!(
+        "Checked {:.1} s after your save (the check: {took:.1} s). Save again \
+         to check again.",
+        since.as_secs_f64()
+    )
+}
+
+/// The verdict as the check of step `n` (of `last`) gave it: `check`'s own
+/// report for a pass, with the next step's command, or a failure, its
+/// advice to check again made watch's; its error for a check that could
 /// not run the tests.
 pub fn verdict(
     code: Option<i32>,
     stdout: &str,
     stderr: &str,
-    passing_note: &str,
+    (n, last): (u32, u32),
 ) -> String {
+    let report = stdout.trim_end();
+    let check_n = format!("`cargo workshop check {n}`.");
     match code {
-        Some(0) => format!("{}\n\n{passing_note}", stdout.trim_end()),
-        Some(1) => in_watch_s_words(stdout.trim_end()),
+        Some(0) => format!("{report}\n\n{}", passing(n, last)),
+        Some(1) => report
+            .replace(
+                &format!("Fix it, then check again with {check_n}"),
+                "Fix it and save: watch checks again.",
+            )
+            .replace(
+                &format!("Check again with {check_n}"),
+                "Save to check again.",
+            ),
         Some(code) => {
-            let error = stderr
-                .find("error:")
-                .map_or_else(|| stderr.trim(), |at| stderr[at..].trim());
-            format!("The check stopped (exit {code}):\n\n{error}")
+            let error = stderr.find("error:").map_or(stderr, |at| &stderr[at..]);
+            format!("The check stopped (exit {code}):\n\n{}", error.trim())
         }
         None => "The check was ended before its verdict.".to_owned(),
     }
-}
-
-/// `check`'s report with its last advice, to run `cargo workshop check N`
-/// again, made watch's: watch checks again on each save by itself.
-fn in_watch_s_words(report: &str) -> String {
-    const CHECK_AGAIN: [(&str, &str); 2] = [
-        (
-            "Fix it, then check again with `cargo workshop check ",
-            "Fix it and save: watch checks again.",
-        ),
-        (
-            "Check again with `cargo workshop check ",
-            "Save to check again.",
-        ),
-    ];
-    let mut report = report.to_owned();
-    for (advice, instead) in CHECK_AGAIN {
-        if let Some(at) = report.find(advice) {
-            let end = report[at..]
-                .find("`.")
-                .map_or(report.len(), |close| at + close + "`.".len());
-            report.replace_range(at..end, instead);
-        }
-    }
-    report
-}
-
-/// `text` with each line longer than `width` broken at spaces, its
-/// continuation indented as the line was: the terminal would break it in
-/// the middle of a word. A line of the trace's two columns (` | `) is left
-/// whole: broken, its columns would no longer line up.
-pub fn wrapped(text: &str, width: usize) -> String {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        if line.chars().count() <= width || line.contains(" | ") {
-            out.push(line.to_owned());
-            continue;
-        }
-        let indent: String = line.chars().take_while(|c| *c == ' ').collect();
-        let mut current = String::new();
-        for word in line.trim_start().split(' ') {
-            // The word and the space before it.
-            if !current.is_empty()
-                && current.chars().count() + 1 + word.chars().count() > width
-            {
-                out.push(std::mem::take(&mut current));
-            }
-            if current.is_empty() {
-                current.push_str(&indent);
-            } else {
-                current.push(' ');
-            }
-            current.push_str(word);
-        }
-        out.push(current);
-    }
-    out.join("\n")
 }
 
 #[cfg(test)]
@@ -327,25 +279,6 @@ mod tests {
     }
 
     #[test]
-    fn a_long_line_breaks_between_words_and_keeps_its_indent() {
-        assert_eq!(
-            wrapped("    one two three four", 13),
-            "    one two\n    three\n    four"
-        );
-        assert_eq!(wrapped("short\n  also short", 13), "short\n  also short");
-        let columns = "> turn 1: wait: nothing to wait for | turn 1: wait";
-        assert_eq!(
-            wrapped(columns, 20),
-            columns,
-            "the trace's columns stay whole"
-        );
-        assert_eq!(
-            wrapped("averyveryverylongword next", 8),
-            "averyveryverylongword\nnext"
-        );
-    }
-
-    #[test]
     fn a_pass_names_the_next_step_and_an_error_is_shown_whole() {
         assert_eq!(
             passing(3, 8),
@@ -357,7 +290,7 @@ mod tests {
             "Your `f` is not right yet.\n\nFix it, then check again with \
              `cargo workshop check 3`.\n",
             "",
-            "",
+            (3, 8),
         );
         assert_eq!(
             failed,
@@ -368,13 +301,14 @@ mod tests {
             "Next: write `g`.\n\n1 of 5 functions written so far. Check again \
              with `cargo workshop check 3`.",
             "",
-            "",
+            (3, 8),
         );
         assert!(next.ends_with("so far. Save to check again."), "{next}");
-        let shown = verdict(Some(0), "Step 3 passes: all.\n", "", "Next.");
-        assert_eq!(shown, "Step 3 passes: all.\n\nNext.");
-        let shown = verdict(Some(2), "", "[ 0 s] building\nerror: no disk\n", "");
+        let shown = verdict(Some(0), "Step 3 passes: all.\n", "", (3, 8));
+        assert_eq!(shown, format!("Step 3 passes: all.\n\n{}", passing(3, 8)));
+        let shown =
+            verdict(Some(2), "", "[ 0 s] building\nerror: no disk\n", (3, 8));
         assert_eq!(shown, "The check stopped (exit 2):\n\nerror: no disk");
-        assert!(verdict(None, "", "", "").contains("ended"));
+        assert!(verdict(None, "", "", (3, 8)).contains("ended"));
     }
 }

@@ -1,17 +1,19 @@
-//! The record of a killed check's tests, tried for real: a check in small
+//! What a killed check's tests left, tried for real: a check in small
 //! (this test executable, run again) is killed outright, and the next check
-//! must end what it left, and never what a live check or another program
-//! runs. Kept apart from `processes` so that neither passes 600 lines.
+//! in its checkout must end what it left, and never what a live check, a
+//! check of another checkout or another program runs.
 
 use std::env;
 use std::fs;
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::thread;
 use std::time::Duration;
 
 use super::*;
 
-/// Tells `plays_a_check_when_asked` where to record its test.
+/// Tells `plays_a_check_when_asked` its checkout and where to note its
+/// test's pid.
 const PLAY: &str = "WORKSHOP_PROCESSES_SELF_TEST";
 
 /// Does nothing in a normal run; started by the test below, it is a
@@ -23,10 +25,7 @@ fn plays_a_check_when_asked() {
         return;
     };
     let dir = PathBuf::from(dir);
-    let _ = RECORD.set(Record {
-        dir: dir.join("running"),
-        owner: identity(std::process::id()).expect("myself"),
-    });
+    record_tests_in(&dir);
     // Left running on purpose: the next check must end it.
     #[allow(clippy::zombie_processes)]
     let test = spawn_test(&mut long_sleep()).expect("the test starts");
@@ -97,46 +96,45 @@ fn a_killed_checks_test_is_ended_by_the_next_check_a_live_ones_never() {
         .spawn()
         .expect("the check starts");
     let test = noted_pid(&dir.join("pid"));
-    let while_alive = end_leftovers(&dir.join("running"));
+    let while_alive = end_leftovers(&dir);
     let _ = check.kill(); // SIGKILL: the check can end nothing itself
     let _ = check.wait();
     let outlived = is_running(test);
-    let next = end_leftovers(&dir.join("running"));
+    let elsewhere = end_leftovers(&dir.join("another checkout"));
+    let next = end_leftovers(&dir);
     let ended = ends(test);
     kill(test);
-    let left = entries(&dir.join("running")).len();
     let _ = fs::remove_dir_all(&dir);
-    assert_eq!(while_alive, Leftovers::default(), "a live check's test");
+    assert!(
+        while_alive.is_empty(),
+        "a live check's test: {while_alive:?}"
+    );
     assert!(outlived, "the test {test} ended with the killed check");
     assert!(ended, "the test {test} outlived the next check: {next:?}");
-    assert_eq!(next.ended, [format!("{test} (sleep)")]);
-    assert_eq!(left, 0, "the dead check's entry is removed");
+    assert!(elsewhere.is_empty(), "another checkout's: {elsewhere:?}");
+    assert_eq!(next, [format!("{test} (sleep)")]);
 }
 
 #[test]
-fn a_recorded_group_now_another_programs_is_not_ended() {
-    let dir = scratch("reused");
-    // A check that recorded a test, then died.
+fn only_what_carries_a_dead_checks_identity_is_ended() {
+    let dir = scratch("carried");
+    // A check that started a test, then died.
     let mut owner = long_sleep().spawn().expect("a process");
     let dead_owner = identity(owner.id()).expect("it runs");
     let _ = owner.kill();
     let _ = owner.wait();
-    // The group's id, since taken by a program no check started.
-    let mut other = long_sleep();
-    in_a_process_group_of_its_own(&mut other);
-    let mut other = other.spawn().expect("another program");
-    let record = Record {
-        dir: dir.clone(),
-        owner: dead_owner,
-    };
-    record.note(other.id(), &Command::new("step03_timers"));
+    let mut left = long_sleep();
+    left.env(STARTED_BY, format!("{dead_owner} {}", dir.display()));
+    let mut left = left.spawn().expect("what the dead check left");
+    // Another program, perhaps at a pid a test of the dead check had.
+    let mut other = long_sleep().spawn().expect("another program");
     let found = end_leftovers(&dir);
     let survived = is_running(other.id());
     let _ = other.kill();
     let _ = other.wait();
-    let left = entries(&dir).len();
+    let _ = left.kill();
+    let _ = left.wait();
     let _ = fs::remove_dir_all(&dir);
-    assert_eq!(found, Leftovers::default());
+    assert_eq!(found, [format!("{} (sleep)", left.id())]);
     assert!(survived, "a process no check started was ended");
-    assert_eq!(left, 0, "the dead check's entry is removed");
 }

@@ -111,9 +111,8 @@ fn once_the_caller_has_enough_the_tests_left_stop_and_are_not_run() {
 
 #[test]
 fn tests_said_to_seem_stuck_have_each_run_slow() {
-    // One at a time, so that the pool grows once the one running seems
-    // stuck: the test that worker starts has not run `slow` yet, and the
-    // probe asked about it as stuck took its 20 microseconds for a hang.
+    // A test started since the last look has not run `slow` yet: the probe
+    // asked about it as stuck took its 20 microseconds for a hang.
     let hang = TestCase {
         env: vec![(ASK.to_owned(), "hang".to_owned())],
         ..myself()
@@ -161,8 +160,7 @@ fn once_hurried_the_files_left_out_then_do_not_run() {
         deadline: Duration::from_secs(3),
         env: Vec::new(),
         enough_hangs: Some(2),
-        // One at a time, no third beside those that hang: the demo
-        // waits its turn, after both.
+        // One at a time: the demo waits its turn, after both.
         slow: Duration::from_secs(600),
         hurried: HURRIED,
         at_once: 1,
