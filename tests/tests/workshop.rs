@@ -689,6 +689,33 @@ fn a_missing_stored_copy_is_named_with_how_to_get_it_back() {
     );
 }
 
+/// What differs between the step in `folder` and its stored copy, one line
+/// a file; empty when they match.
+fn mismatches(root: &Path, folder: &str) -> Vec<String> {
+    let now = match authors::read_folder(&root.join(folder)) {
+        Ok(files) => files,
+        Err(err) => return vec![err],
+    };
+    let stored = match authors::read_stored(root, folder) {
+        Ok(files) => files,
+        Err(err) => return vec![err],
+    };
+    let mut differ = Vec::new();
+    for (file, text) in &now {
+        match stored.get(file) {
+            None => differ.push(format!("{folder}/{file}: not in the stored copy")),
+            Some(kept) if kept != text => {
+                differ.push(format!("{folder}/{file}: differs"));
+            }
+            Some(_) => {}
+        }
+    }
+    for file in stored.keys().filter(|file| !now.contains_key(*file)) {
+        differ.push(format!("{folder}/{file}: stored, but not in the step"));
+    }
+    differ
+}
+
 /// The stored authors' version is what the steps are: an author who
 /// changed a step and forgot to store it is told the command.
 #[test]
@@ -697,7 +724,7 @@ fn the_stored_authors_version_matches_the_steps() {
     let steps = workshop_tests::step_folders();
     let mut differ: Vec<String> = steps
         .iter()
-        .flat_map(|folder| authors::mismatches(&root, folder))
+        .flat_map(|folder| mismatches(&root, folder))
         .collect();
     let stored = workshop_tests::files_below(&root.join(authors::FOLDER));
     differ.extend(

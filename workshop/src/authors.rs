@@ -1,33 +1,18 @@
-//! The authors' version of every step, stored with the files.
-//!
-//! `cargo workshop` and the book compare a step folder with the authors'
-//! version of it: what `start` blanks, what `reset` puts back, what the
-//! book shows after a participant started a step. That version must be
-//! there however the workshop arrived (a clone, a ZIP without `.git`, a
-//! folder inside a course's repository, a shallow clone) and must not
-//! change when a participant commits their own work. So it is not read
-//! from git: `cargo xtask freeze` writes one file per step,
-//! `tests/authors/stepNN-name.txt`, which the authors commit beside the
-//! steps. A test (`tests/tests/workshop.rs`) fails when a step and its
-//! stored copy no longer match.
-//!
-//! The stored copy is text with LF line endings, one step folder's files
-//! one after the other, each behind a header that says how many lines
-//! follow, so that no line of code can be taken for a header:
-//!
-//! ```text
-//! === src/main.rs: 40 lines
-//! ```
-//!
-//! `.txt`, so Cargo, rustfmt and the duplicates finder leave it alone.
+//! The authors' version of every step, stored with the files: what `start`
+//! blanks, `reset` puts back and the book shows. Not read from git, so that
+//! a ZIP, a course's repository or a shallow clone has it too and the
+//! participant's commits leave it alone: `cargo xtask freeze` writes
+//! `tests/authors/stepNN-name.txt`, the step folder's files with LF endings,
+//! each behind a header saying how many lines follow (`=== src/main.rs: 40
+//! lines`), so that no line of code can be taken for a header. `.txt`, so
+//! Cargo and rustfmt leave it alone.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// A step folder's files: path (relative, `/`-separated) to text, with LF
-/// line endings.
+/// A step folder's files: path (relative, `/`-separated) to LF text.
 pub type Files = BTreeMap<String, String>;
 
 /// The command that brings the stored copies up to date with the steps.
@@ -44,34 +29,16 @@ pub fn stored_copy(root: &Path, folder: &str) -> PathBuf {
     root.join(FOLDER).join(format!("{folder}.txt"))
 }
 
-/// The files of a step folder that belong to the step, relative and
-/// sorted: everything but build output (`target/`) and hidden files (an
-/// editor's swap file, `.DS_Store`). A symbolic link is one entry of its
-/// own, never followed: what it points to may lie outside the workshop,
-/// and `reset` removes the link, not that.
+/// The files of a step folder that belong to the step, relative and sorted:
+/// not build output (`target/`) nor hidden files (an editor's swap file).
 pub fn step_files(step_dir: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    let mut pending = vec![step_dir.to_path_buf()];
-    while let Some(current) = pending.pop() {
-        for entry in fs::read_dir(&current).into_iter().flatten().flatten() {
-            let path = entry.path();
-            let Ok(relative) = path.strip_prefix(step_dir) else {
-                continue;
-            };
-            let file = crate::with_slashes(relative);
-            if file == "target" || file.split('/').any(|part| part.starts_with('.'))
-            {
-                continue;
-            }
-            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-                pending.push(path);
-            } else {
-                files.push(file);
-            }
-        }
-    }
-    files.sort();
-    files
+    crate::files_below(step_dir)
+        .into_iter()
+        .filter(|file| {
+            !file.starts_with("target/")
+                && !file.split('/').any(|part| part.starts_with('.'))
+        })
+        .collect()
 }
 
 /// The step folder's files as they are, line endings made LF.
@@ -88,22 +55,19 @@ pub fn read_folder(step_dir: &Path) -> Result<Files, String> {
 /// The stored copy of the step in `folder`, or what is missing and how to
 /// get it back.
 pub fn read_stored(root: &Path, folder: &str) -> Result<Files, String> {
-    let path = stored_copy(root, folder);
     let shown = format!("{FOLDER}/{folder}.txt");
-    let text = fs::read_to_string(&path).map_err(|err| {
+    let get_it_back = format!(
+        "Take it from the workshop as you downloaded it (in a git clone: `git \
+         checkout -- {shown}`)"
+    );
+    let text = fs::read_to_string(stored_copy(root, folder)).map_err(|err| {
         format!(
             "{shown} cannot be read ({err}). It holds the authors' version of \
-             {folder}/, which `cargo workshop` compares your files with. Take \
-             it from the workshop as you downloaded it (in a git clone: `git \
-             checkout -- {shown}`)"
+             {folder}/, which `cargo workshop` compares your files with. \
+             {get_it_back}"
         )
     })?;
-    decode(&text).map_err(|err| {
-        format!(
-            "{shown} is damaged ({err}). Take it from the workshop as you \
-             downloaded it (in a git clone: `git checkout -- {shown}`)"
-        )
-    })
+    decode(&text).map_err(|err| format!("{shown} is damaged ({err}). {get_it_back}"))
 }
 
 /// The stored copy's text for a step folder's files.
@@ -115,14 +79,11 @@ pub fn encode(folder: &str, files: &Files) -> String {
     );
     for (file, text) in files {
         let lines = text.lines().count();
-        let ending = if text.is_empty() || text.ends_with('\n') {
-            ""
-        } else {
-            NO_NEWLINE
-        };
+        let cut = !text.is_empty() && !text.ends_with('\n');
+        let ending = if cut { NO_NEWLINE } else { "" };
         let _ = writeln!(out, "{HEADER}{file}: {lines} lines{ending}");
         out.push_str(text);
-        if !ending.is_empty() {
+        if cut {
             out.push('\n');
         }
     }
@@ -158,49 +119,16 @@ pub fn decode(text: &str) -> Result<Files, String> {
 /// `=== src/main.rs: 40 lines` as `("src/main.rs", 40, true)`.
 fn parse_header(line: &str) -> Option<(String, usize, bool)> {
     let rest = line.strip_prefix(HEADER)?.trim_end_matches('\n');
-    let (rest, newline_at_end) = match rest.strip_suffix(NO_NEWLINE) {
-        Some(rest) => (rest, false),
-        None => (rest, true),
-    };
-    let (file, count) = rest.rsplit_once(": ")?;
+    let cut = rest.strip_suffix(NO_NEWLINE);
+    let (file, count) = cut.unwrap_or(rest).rsplit_once(": ")?;
     let count = count.strip_suffix(" lines")?.parse().ok()?;
-    Some((file.to_owned(), count, newline_at_end))
+    Some((file.to_owned(), count, cut.is_none()))
 }
 
-/// What differs between the step in `folder` and its stored copy, one line
-/// a file; empty when they match.
-pub fn mismatches(root: &Path, folder: &str) -> Vec<String> {
-    let now = match read_folder(&root.join(folder)) {
-        Ok(files) => files,
-        Err(err) => return vec![err],
-    };
-    let stored = match read_stored(root, folder) {
-        Ok(files) => files,
-        Err(err) => return vec![err],
-    };
-    let mut differ = Vec::new();
-    for (file, text) in &now {
-        match stored.get(file) {
-            None => differ.push(format!("{folder}/{file}: not in the stored copy")),
-            Some(kept) if kept != text => {
-                differ.push(format!("{folder}/{file}: differs"));
-            }
-            Some(_) => {}
-        }
-    }
-    for file in stored.keys().filter(|file| !now.contains_key(*file)) {
-        differ.push(format!("{folder}/{file}: stored, but not in the step"));
-    }
-    differ
-}
-
-// ---------------------------------------------------------------------------
-// Line endings: the participant's.
-//
-// A checkout may hold CRLF files (Git for Windows by default), LF files, or
-// a file with both (an editor that wrote one line its own way). The stored
-// copy is LF. Files are compared with their endings made LF, and what is
-// written into a file takes the endings most of its lines already have.
+// Line endings are the participant's: a checkout may hold CRLF files (Git
+// for Windows), LF files, or both in one file. Files are compared with
+// their endings made LF, and what is written takes the endings most of the
+// file's lines already have.
 
 /// `text` with every CRLF made LF.
 pub fn to_lf(text: &str) -> String {
@@ -217,11 +145,7 @@ pub fn usual_ending(text: &str) -> &'static str {
 
 /// LF `text` with `ending` at the end of each line.
 pub fn with_ending(text: &str, ending: &str) -> String {
-    if ending == "\n" {
-        text.to_owned()
-    } else {
-        text.replace('\n', ending)
-    }
+    text.replace('\n', ending)
 }
 
 #[cfg(test)]

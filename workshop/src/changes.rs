@@ -1,16 +1,12 @@
-//! How a whole step folder differs from the authors' version: for `reset`
-//! (which puts every file back), `diff` (which shows how), `status` and
-//! `check` (which name what changed outside the functions a participant
-//! writes before blaming one of them).
-//!
-//! A chapter's exercises change files beside the track (`main.rs`, a
-//! `drop` in `sleep.rs`), and a participant may delete or add a file: all
-//! of it counts, not only the marked functions. What an editor does on its
-//! own counts for less: spacing, a byte order mark and a `use` line that
-//! rust-analyzer adds, a backup file beside the source (`lib.rs~`,
-//! `lib_old.rs`) cannot make a test fail, so they never stop `check` from
-//! blaming a function.
+//! How a whole step folder differs from the authors' version, for `reset`,
+//! `diff`, `status`, and `check` (which names what changed outside the
+//! functions a participant writes before blaming one of them). An exercise
+//! may change files beside the track, and all of it counts; what an editor
+//! does on its own (spacing, a byte order mark, a `use` line rust-analyzer
+//! adds, a backup like `lib.rs~`) cannot make a test fail, so it never stops
+//! `check` from blaming a function.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
@@ -32,14 +28,13 @@ pub struct FileChange {
 pub enum What {
     /// The authors' file, changed.
     Changed {
-        /// The marked functions that are neither the authors' nor the
-        /// blank `start` wrote: the participant's, finished or not, notes
-        /// around a blank body included.
+        /// The marked functions that are neither the authors' nor the blank
+        /// `start` wrote: the participant's, notes around a blank included.
         written: Vec<String>,
         /// How the lines outside the marked functions differ.
         outside: Outside,
     },
-    /// Only line endings differ: some lines end otherwise than most.
+    /// Only line endings differ.
     LineEndings,
     /// The authors' file is gone.
     Deleted,
@@ -51,8 +46,8 @@ pub enum What {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Outside {
     Same,
-    /// In spacing only: blank lines, indentation, a byte order mark.
-    /// Nobody's work, and nothing a test could fail on.
+    /// In spacing only (blank lines, indentation, a byte order mark):
+    /// nobody's work, and nothing a test could fail on.
     Spacing,
     /// In comments or `use` lines only (an editor's auto-import): the
     /// participant's, but nothing a test could fail on.
@@ -62,17 +57,14 @@ pub enum Outside {
 }
 
 impl FileChange {
-    /// Whether putting the file back throws away something someone wrote:
-    /// blanks are what `start` made, and a deleted file, line endings or
-    /// spacing hold nothing of theirs.
+    /// Whether putting the file back throws away something someone wrote.
     pub fn is_work(&self) -> bool {
         match &self.what {
-            What::Changed { written, outside } => {
-                !written.is_empty()
-                    || matches!(outside, Outside::Notes | Outside::Code(_))
+            What::Changed { written, .. } => {
+                !written.is_empty() || self.is_outside_track()
             }
-            What::Added => true,
-            What::LineEndings | What::Deleted => false,
+            What::Deleted => false,
+            _ => self.is_outside_track(),
         }
     }
 
@@ -89,10 +81,8 @@ impl FileChange {
     }
 
     /// Whether a failing test may come from it rather than from a marked
-    /// function: code changed outside them, a file deleted, or a file
-    /// added that Cargo builds without being told (`build.rs`, a program
-    /// in `src/bin/`, an example, a test). An added file no `mod` line
-    /// names (`lib_old.rs`, an editor's `lib.rs~`) is never compiled.
+    /// function: code changed outside them, a file deleted, or a file added
+    /// that Cargo builds without a `mod` line naming it.
     pub fn may_fail_tests(&self) -> bool {
         match &self.what {
             What::Changed { outside, .. } => matches!(outside, Outside::Code(_)),
@@ -102,40 +92,40 @@ impl FileChange {
         }
     }
 
+    /// What changed, in a few words ("your `push` and line 12 outside the
+    /// marked functions").
     pub fn describe(&self) -> String {
-        match &self.what {
-            What::Changed { written, outside } => {
-                let mut parts = Vec::new();
-                if !written.is_empty() {
-                    parts.push(format!("your {}", written.join(", ")));
-                }
-                match outside {
-                    Outside::Same => {}
-                    Outside::Spacing if parts.is_empty() => {
-                        parts
-                            .push("spacing outside the marked functions".to_owned());
-                    }
-                    Outside::Spacing => {
-                        parts.push("spacing outside them".to_owned());
-                    }
-                    Outside::Notes => parts.push(
-                        "comments or `use` lines outside the marked functions"
-                            .to_owned(),
-                    ),
-                    Outside::Code(lines) => parts.push(format!(
-                        "{} outside the marked functions",
-                        line_numbers(lines)
-                    )),
-                }
-                if parts.is_empty() {
-                    "blanked functions".to_owned()
-                } else {
-                    parts.join(" and ")
-                }
+        let What::Changed { written, outside } = &self.what else {
+            let what = match self.what {
+                What::LineEndings => "line endings only",
+                What::Deleted => "deleted",
+                _ => "a file the authors do not have",
+            };
+            return what.to_owned();
+        };
+        let yours =
+            (!written.is_empty()).then(|| format!("your {}", written.join(", ")));
+        let beside = match outside {
+            Outside::Same => None,
+            Outside::Spacing if yours.is_some() => {
+                Some("spacing outside them".to_owned())
             }
-            What::LineEndings => "line endings only".to_owned(),
-            What::Deleted => "deleted".to_owned(),
-            What::Added => "a file the authors do not have".to_owned(),
+            Outside::Spacing => {
+                Some("spacing outside the marked functions".to_owned())
+            }
+            Outside::Notes => Some(
+                "comments or `use` lines outside the marked functions".to_owned(),
+            ),
+            Outside::Code(lines) => Some(format!(
+                "{} outside the marked functions",
+                line_numbers(lines)
+            )),
+        };
+        let parts: Vec<String> = yours.into_iter().chain(beside).collect();
+        if parts.is_empty() {
+            "blanked functions".to_owned()
+        } else {
+            parts.join(" and ")
         }
     }
 }
@@ -143,15 +133,11 @@ impl FileChange {
 /// Whether Cargo compiles `file`, a path in a step folder, with no `mod`
 /// line naming it.
 fn cargo_builds_alone(file: &str) -> bool {
-    let rust = Path::new(file).extension().is_some_and(|ext| ext == "rs");
-    file == "build.rs"
-        || file == "Cargo.toml"
-        || (rust
-            && ["src/bin/", "examples/", "tests/", "benches/"]
-                .iter()
-                .any(|folder| file.starts_with(folder)))
-        || file == "src/main.rs"
-        || file == "src/lib.rs"
+    let in_own_folder = ["src/bin/", "examples/", "tests/", "benches/"]
+        .iter()
+        .any(|folder| file.starts_with(folder));
+    ["build.rs", "Cargo.toml", "src/main.rs", "src/lib.rs"].contains(&file)
+        || (in_own_folder && track::is_rust(file))
 }
 
 /// `line 12`, `lines 12 and 40`, `lines 3, 7, 9 and 4 more`.
@@ -166,37 +152,31 @@ fn line_numbers(lines: &[usize]) -> String {
 }
 
 /// Every file of the step folder that differs from the authors' version,
-/// in path order. A file whose endings are all CRLF (or all LF) is as the
-/// authors wrote it when its text is.
+/// in path order. A file all CRLF (or all LF) is the authors' if its text is.
 pub fn changes(step: &Step) -> Vec<FileChange> {
     let now = authors::step_files(&step.dir());
+    let all: BTreeSet<&String> = now.iter().chain(step.authors.keys()).collect();
     let mut found = Vec::new();
-    for (file, theirs) in &step.authors {
-        let what = if now.contains(file) {
-            let text = step.read(file);
-            if text == with_ending(theirs, usual_ending(&text)) {
-                continue;
+    for file in all {
+        let what = match step.authors.get(file) {
+            None => What::Added,
+            Some(_) if !now.contains(file) => What::Deleted,
+            Some(theirs) => {
+                let text = step.read(file);
+                if text == with_ending(theirs, usual_ending(&text)) {
+                    continue;
+                }
+                let lf = to_lf(&text);
+                if lf == *theirs {
+                    What::LineEndings
+                } else {
+                    changed(file, theirs, &lf)
+                }
             }
-            if to_lf(&text) == *theirs {
-                What::LineEndings
-            } else {
-                changed(file, theirs, &to_lf(&text))
-            }
-        } else {
-            What::Deleted
         };
-        found.push(FileChange {
-            file: file.clone(),
-            what,
-        });
+        let file = file.clone();
+        found.push(FileChange { file, what });
     }
-    for file in now.iter().filter(|file| !step.authors.contains_key(*file)) {
-        found.push(FileChange {
-            file: file.clone(),
-            what: What::Added,
-        });
-    }
-    found.sort_by(|a, b| a.file.cmp(&b.file));
     found
 }
 
@@ -250,8 +230,7 @@ fn spacing_aside(text: &str) -> String {
     track::without_spaces(text.trim_start_matches('\u{feff}'))
 }
 
-/// The tokens of `code` that the compiler runs, without its `use` items:
-/// what an import an editor added, a comment or spacing leave as it was.
+/// The tokens of `code` that the compiler runs, without its `use` items.
 fn code_but_imports(code: &str) -> Vec<&str> {
     let mut kept = Vec::new();
     let mut in_use = false;
@@ -297,22 +276,10 @@ fn differing_lines(before: &str, after: &str, marks: &[Marked]) -> Vec<usize> {
     lines.into_iter().map(|line| line + 1).collect()
 }
 
-/// The changes outside the functions a participant writes, more than
-/// spacing, one line each (`step01-while-loop/src/main.rs: lines …`).
-pub fn outside_track(step: &Step) -> Vec<String> {
-    changes(step)
-        .iter()
-        .filter(|change| change.is_outside_track())
-        .map(|change| {
-            format!("{}/{}: {}", step.folder, change.file, change.describe())
-        })
-        .collect()
-}
-
 /// What `check` says before blaming any function, when files or lines
-/// outside them differ from the authors' version in a way that may make
-/// a test fail; `None` when none do. It names the lines, and offers a
-/// `reset` only of a file that holds none of the participant's functions.
+/// outside them differ in a way that may make a test fail; `None` when none
+/// do. It offers a `reset` only of a file with none of the participant's
+/// functions.
 pub fn before_blaming(step: &Step) -> Option<String> {
     let n = step.number;
     let mut named = String::new();
@@ -347,8 +314,8 @@ pub fn before_blaming(step: &Step) -> Option<String> {
     ))
 }
 
-/// How to put back one change that may make a test fail, without losing
-/// a function the participant wrote.
+/// How to put back one change without losing a function the participant
+/// wrote.
 fn what_to_do(n: u32, change: &FileChange) -> String {
     let file = &change.file;
     match &change.what {
@@ -367,75 +334,47 @@ fn what_to_do(n: u32, change: &FileChange) -> String {
     }
 }
 
-/// Each changed file of the step folder (or of `only`) and what changed in
-/// it, a line each, without the text: for a participant who wants to know
-/// where they differ without reading the authors' bodies.
-pub fn changed_files(step: &Step, only: &[String]) -> Vec<String> {
-    changes(step)
-        .iter()
-        .filter(|change| only.is_empty() || only.contains(&change.file))
-        .map(|change| {
-            format!("{}/{}: {}", step.folder, change.file, change.describe())
-        })
-        .collect()
-}
-
-/// A unified diff of every change in the step folder, from the authors'
-/// version to the files as they are.
-pub fn diff(step: &Step, only: &[String]) -> String {
+/// How the step folder (or the files `only`) differs from the authors'
+/// version: a unified diff per file, or with `names_only`, a line per file
+/// saying what changed, without the authors' text.
+pub fn diff(step: &Step, only: &[String], names_only: bool) -> String {
     let mut out = String::new();
     for change in changes(step)
         .iter()
         .filter(|change| only.is_empty() || only.contains(&change.file))
     {
         let path = format!("{}/{}", step.folder, change.file);
-        let before = step.authors.get(&change.file).cloned().unwrap_or_default();
-        let after = to_lf(&step.read(&change.file));
+        if names_only {
+            let _ = writeln!(out, "{path}: {}", change.describe());
+            continue;
+        }
         if change.what == What::LineEndings {
             let _ = writeln!(out, "{path}: line endings only (CRLF and LF mixed)");
             continue;
         }
+        let before = step.authors.get(&change.file).cloned().unwrap_or_default();
+        let after = to_lf(&step.read(&change.file));
+        let now = if change.what == What::Deleted {
+            format!("{path} (deleted)")
+        } else {
+            path.clone()
+        };
         let shown = TextDiff::from_lines(&before, &after)
             .unified_diff()
             .context_radius(3)
-            .header(
-                &format!("the authors' {path}"),
-                &if change.what == What::Deleted {
-                    format!("{path} (deleted)")
-                } else {
-                    path.clone()
-                },
-            )
+            .header(&format!("the authors' {path}"), &now)
             .to_string();
         out.push_str(&shown);
     }
     out
 }
 
-/// Removes `file` of the step, and the folders it leaves empty in it. A
-/// symbolic link is removed, never what it points to, and nothing outside
-/// the step folder is touched.
+/// Removes `file` of the step, and the folders it leaves empty in it; a
+/// symbolic link, never what it points to.
 pub fn remove_added(step: &Step, file: &str) -> Result<(), String> {
     let path = step.dir().join(file);
-    let shown = |err: std::io::Error| format!("{}: {err}", path.display());
     inside_the_step(step, &path)?;
-    let link = fs::symlink_metadata(&path).map_err(shown)?;
-    if link.is_dir() {
-        return Err(format!(
-            "{} is a folder, not a file: `reset` removes files only",
-            path.display()
-        ));
-    }
-    // A link to a folder is a file on Unix, a folder on Windows.
-    fs::remove_file(&path)
-        .or_else(|err| {
-            if link.file_type().is_symlink() {
-                fs::remove_dir(&path)
-            } else {
-                Err(err)
-            }
-        })
-        .map_err(shown)?;
+    remove_file_or_link(&path)?;
     let mut dir = path.parent();
     while let Some(folder) = dir {
         if folder == step.dir() || fs::remove_dir(folder).is_err() {
@@ -446,10 +385,24 @@ pub fn remove_added(step: &Step, file: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Refuses `path` when the folder that holds it is not inside the step
-/// folder once links are followed (a linked folder on the way to it).
+/// Removes the file or the symbolic link at `path`, never what a link
+/// points to (a link to a folder is a file on Unix, a folder on Windows).
+pub fn remove_file_or_link(path: &Path) -> Result<(), String> {
+    let is_link = fs::symlink_metadata(path).is_ok_and(|link| link.is_symlink());
+    fs::remove_file(path)
+        .or_else(|err| {
+            if is_link {
+                fs::remove_dir(path)
+            } else {
+                Err(err)
+            }
+        })
+        .map_err(|err| format!("{}: {err}", path.display()))
+}
+
+/// Refuses `path` when the nearest folder of it that is there is not
+/// inside the step folder once links are followed.
 pub fn inside_the_step(step: &Step, path: &Path) -> Result<(), String> {
-    // The nearest folder that is there: one not made yet is made in it.
     let Some(real) = path
         .ancestors()
         .skip(1)

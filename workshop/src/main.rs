@@ -1,14 +1,13 @@
 //! `cargo workshop`: the usage and the dispatch. Each command is a module
-//! of `workshop::commands`; what a participant sees when one fails is the
-//! crate's error policy (`workshop`'s documentation).
+//! of `workshop::commands`; failures follow the crate's error policy.
 
 use std::env;
+use std::path::Path;
 use std::process::ExitCode;
 
 use workshop::commands::{
     check, diff, help_asked, reset, start, status, times, watch,
 };
-
 const USAGE: &str = "\
 usage: cargo workshop <command>
 
@@ -26,8 +25,21 @@ usage: cargo workshop <command>
 
 Run it anywhere inside your copy of the workshop (a clone or a download).";
 
-/// The commands that were `cargo workshop`'s before they moved to `cargo
-/// xtask`, for a teacher or an author used to the old name.
+type Run = fn(&Path, &[&str]) -> Result<ExitCode, String>;
+
+/// Each command: its name, its help and its `run`.
+const COMMANDS: [(&str, &str, Run); 7] = [
+    ("start", start::HELP, start::run),
+    ("check", check::HELP, check::run),
+    ("reset", reset::HELP, reset::run),
+    ("diff", diff::HELP, diff::run),
+    ("status", status::HELP, status::run),
+    ("times", times::HELP, times::run),
+    ("watch", watch::HELP, watch::run),
+];
+
+/// The commands that moved to `cargo xtask`, for a teacher or an author
+/// used to the old name.
 const MOVED_TO_XTASK: [&str; 3] = ["freeze", "verify", "pack"];
 
 /// What `help COMMAND` and `COMMAND --help` print.
@@ -38,22 +50,13 @@ fn command_help(command: &str) -> Option<&'static str> {
              pack, are `cargo xtask`'s now: `cargo xtask help` lists them.",
         );
     }
-    Some(match command {
-        "start" => start::HELP,
-        "check" => check::HELP,
-        "reset" => reset::HELP,
-        "diff" => diff::HELP,
-        "status" => status::HELP,
-        "times" => times::HELP,
-        "watch" => watch::HELP,
-        _ => return None,
-    })
+    let found = COMMANDS.iter().find(|(name, _, _)| *name == command);
+    found.map(|(_, help, _)| *help)
 }
 
 fn main() -> ExitCode {
     // `cargo workshop status | head -n 1` ends quietly, as the steps'
-    // demos do. Every command prints only after its work is done, so
-    // nothing is left half written.
+    // demos do; every command prints only after its work is done.
     plumbing::console::exit_quietly_when_stdout_closes();
     let args: Vec<String> = env::args().skip(1).collect();
     match run(&args) {
@@ -76,24 +79,15 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
     let Some((command, rest)) = words.split_first() else {
         return Err(format!("which command?\n\n{USAGE}"));
     };
-    let run = match *command {
-        "start" => start::run,
-        "check" => check::run,
-        "reset" => reset::run,
-        "diff" => diff::run,
-        "status" => status::run,
-        "times" => times::run,
-        "watch" => watch::run,
-        moved if MOVED_TO_XTASK.contains(&moved) => {
-            return Err(format!(
-                "`cargo workshop {moved}` is `cargo xtask {moved}` now: the \
-                 authors' and the teacher's commands have a package of their \
-                 own, xtask/, which a participant never builds"
-            ));
-        }
-        _ => {
-            return Err(format!("unknown command `{}`\n\n{USAGE}", words.join(" ")));
-        }
-    };
-    run(&here, rest)
+    if let Some((_, _, run)) = COMMANDS.iter().find(|(name, _, _)| name == command) {
+        return run(&here, rest);
+    }
+    if MOVED_TO_XTASK.contains(command) {
+        return Err(format!(
+            "`cargo workshop {command}` is `cargo xtask {command}` now: the \
+             authors' and the teacher's commands have a package of their \
+             own, xtask/, which a participant never builds"
+        ));
+    }
+    Err(format!("unknown command `{}`\n\n{USAGE}", words.join(" ")))
 }

@@ -23,7 +23,6 @@ mod programs;
 mod schedule;
 mod verdict;
 
-
 pub use build::{
     Built, CompileError, TestBinary, Warning, build_programs, build_tests,
 };

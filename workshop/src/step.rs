@@ -1,24 +1,17 @@
-//! Where things are: the workshop's root, its steps, and where each
-//! marked function of a step stands.
-//!
-//! Nothing here is kept on the side. The steps are the workspace's members
-//! (so a copy of a step folder, a backup or an editor's folder beside them
-//! changes nothing); the authors' version of a step is the stored copy in
-//! `tests/authors/` (`crate::authors`), which travels with the
-//! files, so a ZIP download, a course's repository, a shallow clone, `git
-//! clean` and the participant's own commits all leave it as the authors
-//! wrote it; and whether a function is the authors', blank or written is
-//! read from the files each time, by comparing the two, line endings aside.
+//! Where things are: the workshop's root, its steps (the workspace's
+//! members, so a copy of a step folder beside them changes nothing), and
+//! where each marked function of a step stands, read from the files each
+//! time by comparing them with the authors' stored copy, line endings aside.
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::authors::{self, Files, to_lf, usual_ending, with_ending};
-use crate::track::{self, Marked};
+use crate::track::{self, Marked, Problem};
 
 /// The workshop's root: the nearest folder, from `from` upward, whose
-/// `Cargo.toml` is a workspace with this tool's package, `workshop`, in
-/// `workshop/`.
+/// `Cargo.toml` is a workspace with the package `workshop` in `workshop/`.
 pub fn find_root(from: &Path) -> Result<PathBuf, String> {
     for dir in from.ancestors() {
         let Ok(manifest) = fs::read_to_string(dir.join("Cargo.toml")) else {
@@ -46,29 +39,50 @@ pub fn find_root(from: &Path) -> Result<PathBuf, String> {
     ))
 }
 
-/// `(number, folder)` of every step: each workspace member whose package
-/// is named `stepNN`, in order. Folders that are not members (a copy, a
-/// backup) are not steps, whatever their names.
+/// `(number, folder)` of every step: each folder in the workspace's
+/// `members = [...]` whose package is named `stepNN`, in order.
 pub fn step_folders(root: &Path) -> Vec<(u32, String)> {
     let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
-    let mut found: Vec<(u32, String)> = workspace_members(&manifest)
-        .into_iter()
-        .filter_map(|folder| Some((step_package(&root.join(&folder))?, folder)))
+    let members = manifest
+        .split_once("members = [")
+        .map_or("", |(_, list)| list.split(']').next().unwrap_or_default());
+    let mut found: Vec<(u32, String)> = members
+        .split(',')
+        .map(|item| item.trim().trim_matches('"'))
+        .filter(|folder| !folder.is_empty())
+        .filter_map(|folder| {
+            Some((step_package(&root.join(folder))?, folder.to_owned()))
+        })
         .collect();
     found.sort();
     found
 }
 
-/// The folders in the `members = [...]` list of a workspace manifest.
-fn workspace_members(manifest: &str) -> Vec<String> {
-    let Some((_, list)) = manifest.split_once("members = [") else {
-        return Vec::new();
+/// The number and the folder of step `n` (`3`, or `step3`).
+pub fn find_folder(root: &Path, n: &str) -> Result<(u32, String), String> {
+    let folders = step_folders(root);
+    let range = match (folders.first(), folders.last()) {
+        (Some(first), Some(last)) => format!("{} to {}", first.0, last.0),
+        _ => "none".to_owned(),
     };
-    let list = list.split(']').next().unwrap_or_default();
-    list.split(',')
-        .map(|item| item.trim().trim_matches('"').to_owned())
-        .filter(|item| !item.is_empty())
-        .collect()
+    let number: u32 = n
+        .trim_start_matches("step")
+        .parse()
+        .map_err(|_| format!("`{n}` is not a step number: the steps are {range}"))?;
+    let matching: Vec<&str> = folders
+        .iter()
+        .filter(|(k, _)| *k == number)
+        .map(|(_, folder)| folder.as_str())
+        .collect();
+    match matching[..] {
+        [folder] => Ok((number, folder.to_owned())),
+        [] => Err(format!("there is no step {number}: the steps are {range}")),
+        _ => Err(format!(
+            "step {number} is more than one workspace member: {}; keep one of \
+             them in Cargo.toml's `members`",
+            matching.join(", ")
+        )),
+    }
 }
 
 /// `NN` if the package in `folder` is named `stepNN`.
@@ -78,16 +92,6 @@ fn step_package(folder: &Path) -> Option<u32> {
         .lines()
         .find_map(|line| line.trim().strip_prefix("name = \"step"))?;
     name.strip_suffix('"')?.parse().ok()
-}
-
-/// Where the authors' version of a step's files comes from.
-#[derive(Debug, Clone)]
-pub enum Authors {
-    /// The stored copy in `tests/authors/`, as the authors committed it.
-    Stored,
-    /// The files of this workshop folder as they are: `cargo xtask verify`
-    /// proves the tracks of the code in front of it, frozen or not.
-    Files(PathBuf),
 }
 
 /// One step of the workshop, as `cargo workshop` sees it.
@@ -115,68 +119,26 @@ pub enum Stage {
 }
 
 impl Stage {
-    /// Whether the participant wrote something there: `start` and `reset`
-    /// keep it unless told `--force`.
+    /// Whether the participant wrote something there, which `start` and
+    /// `reset` keep unless told `--force`.
     pub fn is_work(self) -> bool {
         matches!(self, Stage::InProgress | Stage::Written)
     }
 
-    /// Whether it is still to be written or finished: what `check` names
-    /// before a written function that is wrong.
+    /// Whether it is still to be written or finished.
     pub fn is_unfinished(self) -> bool {
         matches!(self, Stage::Blank | Stage::InProgress)
     }
 }
 
 impl Step {
-    /// Step `n` of the workshop at `root`, compared with the authors'
-    /// stored version.
+    /// Step `n` of the workshop at `root`, with the authors' stored version.
     pub fn find(root: &Path, n: &str) -> Result<Step, String> {
-        Self::find_with(root, n, &Authors::Stored)
-    }
-
-    pub fn find_with(
-        root: &Path,
-        n: &str,
-        authors: &Authors,
-    ) -> Result<Step, String> {
-        let folders = step_folders(root);
-        let range = match (folders.first(), folders.last()) {
-            (Some(first), Some(last)) => format!("{} to {}", first.0, last.0),
-            _ => "none".to_owned(),
-        };
-        let number: u32 = n.trim_start_matches("step").parse().map_err(|_| {
-            format!("`{n}` is not a step number: the steps are {range}")
-        })?;
-        let matching: Vec<&String> = folders
-            .iter()
-            .filter(|(k, _)| *k == number)
-            .map(|(_, folder)| folder)
-            .collect();
-        let folder = match matching.as_slice() {
-            [] => {
-                return Err(format!(
-                    "there is no step {number}: the steps are {range}"
-                ));
-            }
-            [folder] => (*folder).clone(),
-            several => {
-                let names: Vec<&str> = several.iter().map(|f| f.as_str()).collect();
-                return Err(format!(
-                    "step {number} is more than one workspace member: {}; keep \
-                     one of them in Cargo.toml's `members`",
-                    names.join(", ")
-                ));
-            }
-        };
-        let authors = match authors {
-            Authors::Stored => authors::read_stored(root, &folder)?,
-            Authors::Files(original) => {
-                authors::read_folder(&original.join(&folder))?
-            }
-        };
+        let (number, folder) = find_folder(root, n)?;
+        let authors = authors::read_stored(root, &folder)?;
+        let root = root.to_path_buf();
         Ok(Step {
-            root: root.to_path_buf(),
+            root,
             number,
             folder,
             authors,
@@ -192,15 +154,12 @@ impl Step {
         format!("step{:02}", self.number)
     }
 
-    /// Where `check` notes that it passed. Ignored by git; losing it loses
-    /// nothing but that note.
+    /// Where `check` notes that it passed (ignored by git).
     pub fn state(&self) -> PathBuf {
         self.root.join(".workshop").join(self.package())
     }
 
-    /// Whether `marked` is still to be written or finished (the blank, or
-    /// a `todo!()` left in it): `check` names such a function next, before
-    /// it blames any written one.
+    /// Whether `marked` is the blank, or has a `todo!()` left in it.
     pub fn is_unwritten(&self, marked: &Marked) -> bool {
         track::is_unfinished(marked, &self.read(&marked.file)[marked.body.clone()])
     }
@@ -213,28 +172,20 @@ impl Step {
             .unwrap_or_default()
     }
 
-    /// The authors' version of `file`, a path in the step folder, in the
-    /// line endings most of the file's lines have now (of the step's other
-    /// files, if it is gone): what `reset` writes back.
+    /// The authors' version of `file`, in the line endings most of its
+    /// lines have now (of the step's other files, if it is gone).
     pub fn original(&self, file: &str) -> Result<String, String> {
         let text = self.authors.get(file).ok_or_else(|| {
             format!("{}/{file} is not one of the authors' files", self.folder)
         })?;
-        let now = fs::read_to_string(self.dir().join(file));
-        let ending = match &now {
-            Ok(now) if now.contains('\n') => usual_ending(now),
-            _ => self.usual_ending(),
+        let now = match fs::read_to_string(self.dir().join(file)) {
+            Ok(now) if now.contains('\n') => now,
+            _ => authors::step_files(&self.dir())
+                .iter()
+                .map(|file| self.read(file))
+                .collect(),
         };
-        Ok(with_ending(text, ending))
-    }
-
-    /// The line ending most lines of the step's files have.
-    fn usual_ending(&self) -> &'static str {
-        let all: String = authors::step_files(&self.dir())
-            .iter()
-            .map(|file| self.read(file))
-            .collect();
-        usual_ending(&all)
+        Ok(with_ending(text, usual_ending(&now)))
     }
 
     /// The authors' track: the markers in their version of the step, each
@@ -242,9 +193,7 @@ impl Step {
     pub fn authors_track(&self) -> Result<Vec<Marked>, String> {
         let mut all = Vec::new();
         for (file, text) in &self.authors {
-            if file.starts_with("src/")
-                && Path::new(file).extension().is_some_and(|ext| ext == "rs")
-            {
+            if file.starts_with("src/") && track::is_rust(file) {
                 all.extend(track::markers_in(file, text)?);
             }
         }
@@ -258,26 +207,35 @@ impl Step {
         Ok(all)
     }
 
-    /// The track as the files are now. A file gone, not UTF-8, a marker
+    /// The track as the files are now; a file gone, not UTF-8, a marker
     /// deleted or changed, or a function whose braces do not pair up is
-    /// named, with how to mend it. Markers count only in the files that
-    /// hold the authors' (a copy, `lib_old.rs`, holds none of the track).
+    /// named, with how to mend it. Markers count only in the authors' files
+    /// (a copy, `lib_old.rs`, holds none of the track).
     pub fn track(&self) -> Result<Vec<Marked>, String> {
         let authors = self.authors_track()?;
         if let Some(gone) = authors
             .iter()
             .find(|theirs| !self.dir().join(&theirs.file).is_file())
         {
-            return Err(self.file_lost(gone));
+            return Err(format!(
+                "{}/{file}, which holds `{}`, is gone. `cargo workshop reset \
+                 {} {file}` puts the authors' version back.",
+                self.folder,
+                gone.function,
+                self.number,
+                file = gone.file,
+            ));
         }
         let mut found = Vec::new();
         for file in Self::track_files(&authors) {
-            let text = self.read_text(&file)?;
-            if let Some(unpaired) = track::unbalanced(&file, &text) {
-                return Err(format!("{}/{unpaired}", self.folder));
+            match track::scan(&file, &self.read_text(&file)?) {
+                Ok(in_file) => found.extend(in_file),
+                Err(Problem::Unbalanced(said)) => {
+                    return Err(format!("{}/{said}", self.folder));
+                }
+                // A marker so mangled it no longer parses is as good as gone.
+                Err(Problem::Marker(_)) => {}
             }
-            // A marker so mangled it no longer parses is as good as gone.
-            found.extend(track::markers_in(&file, &text).unwrap_or_default());
         }
         if let Some(theirs) = authors.iter().find(|theirs| {
             !found
@@ -298,8 +256,8 @@ impl Step {
         Ok(now)
     }
 
-    /// The file's text, or, when it is not UTF-8 (a byte an editor wrote
-    /// in Latin-1), which line holds the first byte that is not.
+    /// The file's text, or, when it is not UTF-8, which line holds the
+    /// first byte that is not.
     pub fn read_text(&self, file: &str) -> Result<String, String> {
         let path = self.dir().join(file);
         let bytes = fs::read(&path).map_err(|err| {
@@ -308,7 +266,6 @@ impl Step {
         String::from_utf8(bytes).map_err(|err| {
             let good = err.utf8_error().valid_up_to();
             let bytes = err.as_bytes();
-            // The lines before the byte, and the one it is on.
             let line = bytes[..good].split(|byte| *byte == b'\n').count();
             format!(
                 "{}/{file} is not UTF-8 text: line {line} holds a byte that \
@@ -319,18 +276,6 @@ impl Step {
                 self.folder, bytes[good]
             )
         })
-    }
-
-    /// What to say when the file holding `theirs` is gone.
-    fn file_lost(&self, theirs: &Marked) -> String {
-        format!(
-            "{folder}/{file}, which holds `{function}`, is gone. \
-             `cargo workshop reset {n} {file}` puts the authors' version back.",
-            folder = self.folder,
-            file = theirs.file,
-            function = theirs.function,
-            n = self.number,
-        )
     }
 
     /// What to say when the marker above `theirs` is gone or changed.
@@ -355,31 +300,25 @@ impl Step {
     }
 
     /// Each marked function of the track as it is now, and where it stands.
-    /// Bodies are compared with their line endings made LF, so a CRLF
-    /// checkout, or one CRLF line, changes nothing.
     pub fn stages(&self) -> Result<Vec<(Marked, Stage)>, String> {
+        // `track` matched each of the authors' markers, in the same order.
         let authors = self.authors_track()?;
-        let now = self.track()?;
-        let mut stages = Vec::new();
-        for marked in now {
-            let theirs = authors
-                .iter()
-                .find(|m| m.order == marked.order)
-                .expect("track() matched every marker");
-            let stage = stage_of(
-                &marked,
-                &self.read(&marked.file),
-                theirs,
-                &self.authors[&theirs.file],
-            );
-            stages.push((marked, stage));
-        }
-        Ok(stages)
+        let stages = self
+            .track()?
+            .into_iter()
+            .zip(&authors)
+            .map(|(now, theirs)| {
+                let text = self.read(&now.file);
+                let stage =
+                    stage_of(&now, &text, theirs, &self.authors[&theirs.file]);
+                (now, stage)
+            });
+        Ok(stages.collect())
     }
 
-    /// Whether any marked function is not the authors': blank or written.
-    /// A step whose markers are damaged counts as started, so that what
-    /// comes next says what to mend.
+    /// Whether any marked function is not the authors'. A step whose
+    /// markers are damaged counts as started, so that what comes next says
+    /// what to mend.
     pub fn is_started(&self) -> bool {
         self.stages().map_or(true, |stages| {
             stages.iter().any(|(_, stage)| *stage != Stage::Authors)
@@ -387,20 +326,15 @@ impl Step {
     }
 
     /// The files holding marked functions, relative to the step folder.
-    pub fn track_files(marked: &[Marked]) -> Vec<String> {
-        let mut files: Vec<String> = marked.iter().map(|m| m.file.clone()).collect();
-        files.sort();
-        files.dedup();
-        files
+    pub fn track_files(marked: &[Marked]) -> BTreeSet<String> {
+        marked.iter().map(|m| m.file.clone()).collect()
     }
 }
 
 /// Where `marked`, found in `text`, stands against `theirs`, the same
-/// function in the authors' `their_text` (LF). Line endings aside, the
-/// doc comment, attributes and signature count as much as the body: a
-/// plan written above a blank body, a doc comment edited, a parameter
-/// renamed are the participant's, and make a blank function work in
-/// progress that `start` and `reset` keep.
+/// function in the authors' `their_text` (LF). The doc comment, attributes
+/// and signature count as much as the body: a plan written above a blank
+/// body or a parameter renamed is the participant's work.
 pub fn stage_of(
     marked: &Marked,
     text: &str,

@@ -1,17 +1,14 @@
-//! The build-it-yourself tracks: the `// BUILD` markers in a step's source,
-//! and blanking the functions they mark, for `cargo workshop`.
-//!
-//! A marker is one comment line right above a function's doc comment:
+//! The `// BUILD` markers of a step's track, and blanking the functions
+//! they mark. A marker is one comment line right above a function's doc
+//! comment:
 //!
 //! ```text
-//! // BUILD 2/4: chapter 3, "The code"; test step03_timers::a_deadline_already_passed_fires_at_once_and_before_later_ones
+//! // BUILD 2/4: chapter 3, "The code"; test step03_timers::a_deadline_fires
 //! ```
 //!
-//! It says where the function comes in the step's track (2nd of 4), which
-//! section of which chapter explains it, and which test (file and name)
-//! fails while the function is blank.
+//! the function's place in the track, the section of the chapter that
+//! explains it, and the test that fails while it is blank.
 
-use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::fs;
 use std::ops::Range;
@@ -36,21 +33,18 @@ pub struct Marked {
     pub order: usize,
     pub total: usize,
     pub chapter: u32,
-    /// The heading, as written in the chapter, that explains the function.
+    /// The heading of the chapter's section that explains the function.
     pub section: String,
     /// The test that fails while the function is blank: `file::name`.
     pub test: String,
     /// `Type::name` for a method, `name` for a free function.
     pub function: String,
-    /// Its doc comment, `///` and one space taken off each line; empty
-    /// when it has none. `start` keeps it: it says what the body must do.
+    /// Its doc comment, `///` and one space taken off each line.
     pub doc: String,
     /// The body's bytes in the file, braces included.
     pub body: Range<usize>,
-    /// The bytes between the marker's line and the body: the doc comment,
-    /// any attributes, the signature. A participant may write these too
-    /// (`self` for `mut self`): they are part of the function, not lines
-    /// beside the track.
+    /// The bytes between the marker's line and the body: doc comment,
+    /// attributes, signature, which a participant may write too.
     pub signature: Range<usize>,
 }
 
@@ -60,21 +54,22 @@ impl Marked {
         self.signature.start..self.body.end
     }
 
-    /// The line of the function's signature in `text`, its file: the line
-    /// of its `fn` keyword (not a `fn` in a comment or an attribute). Every
-    /// command names a function by this line, where an editor's "go to
-    /// line" shows it.
+    /// The line of the function's `fn` keyword in `text`, its file: where
+    /// every command names it, as an editor's "go to line" shows it.
     pub fn fn_line(&self, text: &str) -> usize {
         let signature = text.get(self.signature.clone()).unwrap_or_default();
         self.line + 1 + signature[..fn_offset(text, self)].matches('\n').count()
     }
 
-    /// The call that stands in for the body while the participant writes it.
+    /// The call that stands in for the body while the participant writes it:
+    /// one string literal, escaped, whatever the marker's section holds, so
+    /// that a blanked file always holds the same functions.
     pub fn todo_call(&self) -> String {
-        format!(
-            "todo!(\"write `{}`: see chapter {}, section \\\"{}\\\"\")",
+        let says = format!(
+            "write `{}`: see chapter {}, section \"{}\"",
             self.function, self.chapter, self.section
-        )
+        );
+        format!("todo!({says:?})")
     }
 
     /// What a test's panic message says while this function is blank.
@@ -83,19 +78,32 @@ impl Marked {
     }
 }
 
-/// What a marker line says, before the function below it is found.
-struct MarkerLine {
-    order: usize,
-    total: usize,
-    chapter: u32,
-    section: String,
-    failing_test: String,
-}
-
-/// The fields of a marker line, or `None` for a line that is not one.
-fn parse_marker(line: &str) -> Option<Result<MarkerLine, String>> {
+/// The marker's fields in `line`, the function left to find; `None` for a
+/// line that is not a marker.
+fn parse_marker(file: &str, line: &str) -> Option<Result<Marked, String>> {
     let rest = line.trim_start().strip_prefix(MARKER)?;
-    Some(parse_marker_fields(rest).ok_or_else(|| {
+    let fields = || {
+        let (place, rest) = rest.split_once(": chapter ")?;
+        let (order, total) = place.split_once('/')?;
+        let (chapter, rest) = rest.split_once(", \"")?;
+        let (section, test) = rest.split_once("\"; test ")?;
+        let test = test.trim();
+        (test.contains("::") && !test.contains(' ')).then_some(())?;
+        Some(Marked {
+            file: file.to_owned(),
+            line: 0,
+            order: order.parse().ok()?,
+            total: total.parse().ok()?,
+            chapter: chapter.parse().ok()?,
+            section: section.to_owned(),
+            test: test.to_owned(),
+            function: String::new(),
+            doc: String::new(),
+            body: 0..0,
+            signature: 0..0,
+        })
+    };
+    Some(fields().ok_or_else(|| {
         format!(
             "a BUILD marker reads `// BUILD k/n: chapter N, \"Section\"; test \
              file::name`, not `{}`",
@@ -104,31 +112,12 @@ fn parse_marker(line: &str) -> Option<Result<MarkerLine, String>> {
     }))
 }
 
-fn parse_marker_fields(rest: &str) -> Option<MarkerLine> {
-    let (place, rest) = rest.split_once(": chapter ")?;
-    let (order, total) = place.split_once('/')?;
-    let (chapter, rest) = rest.split_once(", \"")?;
-    let (section, rest) = rest.split_once("\"; test ")?;
-    let test = rest.trim();
-    if !test.contains("::") || test.contains(' ') {
-        return None;
-    }
-    Some(MarkerLine {
-        order: order.parse().ok()?,
-        total: total.parse().ok()?,
-        chapter: chapter.parse().ok()?,
-        section: section.to_owned(),
-        failing_test: test.to_owned(),
-    })
-}
-
 /// What keeps `cargo workshop` from finding the marked functions of a file.
-enum Problem {
+pub(crate) enum Problem {
     /// A marker line that does not parse, or stands above no function.
     Marker(String),
-    /// A marked function whose braces do not pair up: a `{` still open in
-    /// a half-typed body, or one `}` too many. Where it ends cannot be
-    /// told, so nothing may blank or replace it.
+    /// A marked function whose braces do not pair up (a half-typed body):
+    /// where it ends cannot be told, so nothing may blank or replace it.
     Unbalanced(String),
 }
 
@@ -139,69 +128,47 @@ pub fn markers_in(file: &str, text: &str) -> Result<Vec<Marked>, String> {
     })
 }
 
-/// What to say when a marked function of `text` has braces that do not
-/// pair up, naming it; `None` when each one ends where it should.
-pub fn unbalanced(file: &str, text: &str) -> Option<String> {
-    match scan(file, text) {
-        Err(Problem::Unbalanced(said)) => Some(said),
-        _ => None,
-    }
-}
-
-fn scan(file: &str, text: &str) -> Result<Vec<Marked>, Problem> {
+/// The marked functions in one file's text, or what keeps them from being
+/// found.
+pub(crate) fn scan(file: &str, text: &str) -> Result<Vec<Marked>, Problem> {
     let tokens = tokens::tokens(text);
-    // A marker is a `//` comment of its own: not a line of a string or of
-    // a block comment that happens to read like one.
-    let line_comments: HashSet<usize> = tokens
-        .iter()
-        .filter(|token| matches!(token.kind, TokenKind::LineComment { .. }))
-        .map(|token| token.range.start)
-        .collect();
     let mut found = Vec::new();
-    let mut offset = 0;
+    let mut start = 0;
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     for (index, line) in lines.iter().enumerate() {
-        let start = offset;
-        offset += line.len();
-        let indent = line.len() - line.trim_start().len();
-        if !line_comments.contains(&(start + indent)) {
-            continue;
-        }
-        let Some(fields) = parse_marker(line) else {
+        let (at, end) = (
+            start + line.len() - line.trim_start().len(),
+            start + line.len(),
+        );
+        start = end;
+        // A `//` comment of its own, not a line of a string or a block comment.
+        let own_comment = |_: &_| {
+            let index = tokens.partition_point(|token| token.range.start < at);
+            tokens.get(index).is_some_and(|token| {
+                token.range.start == at
+                    && matches!(token.kind, TokenKind::LineComment { .. })
+            })
+        };
+        let Some(fields) = parse_marker(file, line).filter(own_comment) else {
             continue;
         };
-        let at = format!("{file}:{}", index + 1);
-        let fields =
-            fields.map_err(|err| Problem::Marker(format!("{at}: {err}")))?;
-        let function = marked_function(text, &tokens, start + line.len())
-            .map_err(|err| Problem::Marker(format!("{at}: {err}")))?;
-        let name = match enclosing_impl(&lines[..index]) {
+        let at_line = |err| Problem::Marker(format!("{file}:{}: {err}", index + 1));
+        let mut marked = fields.map_err(at_line)?;
+        let function = marked_function(text, &tokens, end).map_err(at_line)?;
+        marked.function = match enclosing_impl(&lines[..index]) {
             Some(owner) if line.starts_with(' ') => {
                 format!("{owner}::{}", function.name)
             }
             _ => function.name,
         };
         let Some(body) = function.body else {
-            return Err(Problem::Unbalanced(unpaired(
-                file,
-                text,
-                &name,
-                function.fn_at,
-            )));
+            return Err(unpaired(file, text, &marked.function, function.fn_at));
         };
-        found.push(Marked {
-            file: file.to_owned(),
-            line: index + 1,
-            order: fields.order,
-            total: fields.total,
-            chapter: fields.chapter,
-            section: fields.section,
-            test: fields.failing_test,
-            function: name,
-            doc: function.doc,
-            signature: start + line.len()..body.start,
-            body,
-        });
+        marked.line = index + 1;
+        marked.doc = function.doc;
+        marked.signature = end..body.start;
+        marked.body = body;
+        found.push(marked);
     }
     for (index, marked) in found.iter().enumerate() {
         let swallows_the_next = found
@@ -209,34 +176,28 @@ fn scan(file: &str, text: &str) -> Result<Vec<Marked>, Problem> {
             .is_some_and(|next| next.signature.start <= marked.body.end);
         if swallows_the_next || !ends_where_it_should(text, &tokens, marked) {
             let fn_at = marked.signature.start + fn_offset(text, marked);
-            return Err(Problem::Unbalanced(unpaired(
-                file,
-                text,
-                &marked.function,
-                fn_at,
-            )));
+            return Err(unpaired(file, text, &marked.function, fn_at));
         }
     }
     Ok(found)
 }
 
 /// What to say about `function`, whose braces do not pair up.
-fn unpaired(file: &str, text: &str, function: &str, fn_at: usize) -> String {
+fn unpaired(file: &str, text: &str, function: &str, fn_at: usize) -> Problem {
     let line = text[..fn_at.min(text.len())].matches('\n').count() + 1;
-    format!(
+    Problem::Unbalanced(format!(
         "`{function}` ({file}:{line}) does not end where it should: its `{{` \
          and `}}` do not pair up (a `{{` still open, or a `}}` too many), so \
          `cargo workshop` cannot tell where it ends and changes nothing in \
          its file. Close it as the compiler says (`cargo build`), then run \
          this again."
-    )
+    ))
 }
 
-/// Whether `marked`'s body, as the braces pair, ends as a function's
-/// does: its `}` no less indented than its `fn` line (not the `}` of the
-/// `impl` around it), and no line inside it at the function's own
-/// indentation that starts the next item (`fn`, `pub`, `impl`, `#[`,
-/// `///`), which a body that ran on into the next function would hold.
+/// Whether `marked`'s body, as the braces pair, ends as a function's does:
+/// its `}` no less indented than its `fn` line (not the `impl`'s `}`), and
+/// no line inside it at the function's own indentation that starts the next
+/// item (`fn`, `pub`, `impl`, `#[`, `///`), as a body that ran on would.
 fn ends_where_it_should(text: &str, tokens: &[Token], marked: &Marked) -> bool {
     let fn_indent =
         indentation(text, marked.signature.start + fn_offset(text, marked));
@@ -268,7 +229,9 @@ fn fn_offset(text: &str, marked: &Marked) -> usize {
     let signature = text.get(marked.signature.clone()).unwrap_or_default();
     tokens::tokens(signature)
         .iter()
-        .find(|token| token.is_word(signature, "fn"))
+        .find(|token| {
+            token.kind == TokenKind::Ident && &signature[token.range.clone()] == "fn"
+        })
         .map_or(0, |token| token.range.start)
 }
 
@@ -366,9 +329,8 @@ fn body_start(tokens: &[Token], from: usize) -> Result<usize, String> {
     Err("the marked function has no body".to_owned())
 }
 
-/// The end of the `}` that closes the `{` at byte `open`, past every
-/// brace in a comment, a string or a character literal; `None` if none
-/// does.
+/// The end of the `}` that closes the `{` at byte `open` (braces in
+/// comments and literals are no tokens of their own); `None` if none does.
 fn matching_brace(tokens: &[Token], open: usize) -> Option<usize> {
     let from = tokens.partition_point(|token| token.range.start < open);
     let mut depth = 0usize;
@@ -409,8 +371,8 @@ fn enclosing_impl(lines_before: &[&str]) -> Option<String> {
     (!name.is_empty()).then_some(name)
 }
 
-/// Every marked function of the step in `step_dir`, in track order, checked:
-/// numbered 1 to n with no gap, and each citing chapter `step`.
+/// Every marked function of the step in `step_dir`, in track order, checked
+/// by `numbered`.
 pub fn track(step_dir: &Path, step: u32) -> Result<Vec<Marked>, String> {
     let mut all = Vec::new();
     for file in rust_files(step_dir) {
@@ -449,16 +411,21 @@ pub fn numbered(mut all: Vec<Marked>, step: u32) -> Result<Vec<Marked>, String> 
 pub fn rust_files(step_dir: &Path) -> Vec<String> {
     crate::files_below(&step_dir.join("src"))
         .into_iter()
-        .filter(|file| Path::new(file).extension().is_some_and(|ext| ext == "rs"))
+        .filter(|file| is_rust(file))
         .map(|file| format!("src/{file}"))
         .collect()
 }
 
+/// Whether `file` is a Rust source file.
+pub fn is_rust(file: &str) -> bool {
+    Path::new(file).extension().is_some_and(|ext| ext == "rs")
+}
+
 /// `text` with the bodies of `marked` (all in this file) made `todo!()`,
-/// in the line endings most of its lines have (CRLF in a Windows checkout).
+/// in the line endings most of its lines have.
 pub fn blanked(text: &str, marked: &[&Marked]) -> String {
     let eol = crate::authors::usual_ending(text);
-    let mut bodies: Vec<&&Marked> = marked.iter().collect();
+    let mut bodies = marked.to_vec();
     bodies.sort_by_key(|marked| marked.body.start);
     let mut out = String::with_capacity(text.len());
     let mut from = 0;
@@ -481,18 +448,16 @@ pub fn blanked(text: &str, marked: &[&Marked]) -> String {
     out
 }
 
-/// Whether `body` (as `Marked::body` finds it) is exactly the blank that
-/// `start` writes for `marked`, spaces and line breaks aside (an editor's
-/// formatting, CRLF). Only such a body holds nothing of the participant's:
-/// any other is their work, even with a `todo!()` left in it.
+/// Whether `body` is exactly the blank that `start` writes for `marked`,
+/// spaces and line breaks aside (an editor's formatting, CRLF): only such a
+/// body holds nothing of the participant's.
 pub fn is_the_blank(marked: &Marked, body: &str) -> bool {
     let blank = format!("{{{}}}", marked.todo_call());
     without_spaces(body) == without_spaces(&blank)
 }
 
 /// Whether `body` is not finished: the blank, or work with a `todo!()`
-/// still in its code (a match arm left for later). A `todo!()` that a
-/// comment mentions is not one.
+/// still in its code; one a comment or a string mentions is not one.
 pub fn is_unfinished(marked: &Marked, body: &str) -> bool {
     is_the_blank(marked, body) || tokens::code_only(body).contains("todo!(")
 }

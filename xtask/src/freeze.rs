@@ -10,7 +10,7 @@ use std::process::{Command, ExitCode, Stdio};
 use workshop::authors;
 use workshop::commands::times::{self, Event};
 use workshop::commands::{Words, write};
-use workshop::step::{Authors, Step, find_root, step_folders};
+use workshop::step::{Step, find_folder, find_root, step_folders};
 use workshop::track;
 
 pub const HELP: &str = "usage: cargo xtask freeze [N...]\n\n\
@@ -39,7 +39,7 @@ fn freeze(root: &Path, numbers: &[&str]) -> Result<String, String> {
     authors_repository(root, &wanted)?;
     let mut steps = Vec::new();
     for n in &wanted {
-        let step = Step::find_with(root, n, &Authors::Files(root.to_path_buf()))?;
+        let step = as_it_is(root, root, n)?;
         if let Some(blank) = blank_function(&step)? {
             return Err(format!(
                 "step {n} has a blank function, `{blank}`: freezing it would \
@@ -137,6 +137,21 @@ fn authors_repository(root: &Path, wanted: &[String]) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Step `n` of the workshop at `root`, with the files of the same step at
+/// `authors` as the authors' version: the code in front of the authors as
+/// it is, frozen or not.
+pub fn as_it_is(root: &Path, authors: &Path, n: &str) -> Result<Step, String> {
+    let (number, folder) = find_folder(root, n)?;
+    let authors = authors::read_folder(&authors.join(&folder))?;
+    let root = root.to_path_buf();
+    Ok(Step {
+        root,
+        number,
+        folder,
+        authors,
+    })
 }
 
 /// The steps a command names, or every step if it names none.

@@ -12,10 +12,10 @@ use workshop::commands::start::start;
 use workshop::commands::{Words, indent, write};
 use workshop::runner::{self, Progress};
 use workshop::sources_copy::{self, Times};
-use workshop::step::{Authors, Step, find_root};
+use workshop::step::{Step, find_root};
 use workshop::track::{self, Marked};
 
-use crate::freeze::{blank_function, steps_named};
+use crate::freeze::{as_it_is, blank_function, steps_named};
 
 pub const HELP: &str = "usage: cargo xtask verify [N...]\n\n\
              For CI: on a copy of the repository, starts each step (or those \
@@ -42,9 +42,8 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
 /// to prove.
 fn verify(root: &Path, numbers: &[&str]) -> Result<ExitCode, String> {
     let wanted = steps_named(root, numbers);
-    let authors_here = Authors::Files(root.to_path_buf());
     for n in &wanted {
-        if blank_function(&Step::find_with(root, n, &authors_here)?)?.is_some() {
+        if blank_function(&as_it_is(root, root, n)?)?.is_some() {
             return Err(format!(
                 "step {n} is started here: verify proves the authors' tracks, so \
                  put it back first (`cargo workshop reset {n}`, with --force if \
@@ -60,8 +59,8 @@ fn verify(root: &Path, numbers: &[&str]) -> Result<ExitCode, String> {
     let mut problems = Vec::new();
     for n in &wanted {
         let step_began = Instant::now();
-        let outcome = Step::find_with(&copy, n, &authors_here).and_then(|step| {
-            let original = Step::find_with(root, n, &authors_here)?;
+        let outcome = as_it_is(&copy, root, n).and_then(|step| {
+            let original = as_it_is(root, root, n)?;
             verify_step(&step, &original, &target)
         });
         let seconds = step_began.elapsed().as_secs();

@@ -112,15 +112,14 @@ fn a_signature_written_otherwise_is_the_functions_not_a_line_beside_it() {
 fn the_names_of_changed_files_say_what_changed_but_not_how() {
     let scratch = Scratch::new("names");
     let step = scratch.step();
-    assert!(changed_files(&step, &[]).is_empty());
+    assert!(diff(&step, &[], true).is_empty());
     scratch.edit(Path::new("src/lib.rs"), "self.ready", "self.ready ");
-    let names = changed_files(&step, &[]);
+    let names = diff(&step, &[], true);
     assert_eq!(
-        names,
-        ["step01-while-loop/src/lib.rs: your `EventLoop::push`"],
+        names, "step01-while-loop/src/lib.rs: your `EventLoop::push`\n",
         "{names:?}"
     );
-    assert!(changed_files(&step, &["src/main.rs".to_owned()]).is_empty());
+    assert!(diff(&step, &["src/main.rs".to_owned()], true).is_empty());
 }
 
 #[test]

@@ -33,13 +33,7 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
             step.folder, step.folder
         ));
     }
-    let shown = if words.has("--names") {
-        changes::changed_files(&step, &files)
-            .iter()
-            .fold(String::new(), |shown, line| shown + line + "\n")
-    } else {
-        changes::diff(&step, &files)
-    };
+    let shown = changes::diff(&step, &files, words.has("--names"));
     if !shown.is_empty() {
         print!("{shown}");
     } else if files.is_empty() {
@@ -49,12 +43,12 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
             .iter()
             .map(|file| format!("{}/{file}", step.folder))
             .collect();
-        println!(
-            "{} {} as the authors wrote {}.",
-            named.join(", "),
-            if named.len() == 1 { "is" } else { "are" },
-            if named.len() == 1 { "it" } else { "them" },
-        );
+        let (is, it) = if named.len() == 1 {
+            ("is", "it")
+        } else {
+            ("are", "them")
+        };
+        println!("{} {is} as the authors wrote {it}.", named.join(", "));
     }
     Ok(ExitCode::SUCCESS)
 }

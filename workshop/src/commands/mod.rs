@@ -1,11 +1,7 @@
-//! The commands of `cargo workshop`, a module each. Each has its `HELP`
-//! (what `cargo workshop help COMMAND` prints) and its `run`, which takes
-//! the words after the command's name; `main.rs` only dispatches. The
-//! authors' and the teacher's commands (`cargo xtask`, in `xtask/`) take
-//! their words the same way.
-//!
-//! What each command prints and how it exits follows the crate's error
-//! policy (the crate's documentation, `lib.rs`).
+//! The commands of `cargo workshop`, a module each, with its `HELP` and its
+//! `run`, which takes the words after the command's name (`cargo xtask`'s
+//! commands take theirs the same way). What each prints and how it exits
+//! follows the crate's error policy.
 
 use std::fs;
 use std::path::{Component, Path, PathBuf};
@@ -56,12 +52,9 @@ impl<'a> Words<'a> {
         command: &str,
         help: &str,
     ) -> Result<(&'a str, &[&'a str]), String> {
-        match self.plain.split_first() {
-            Some((n, rest)) => Ok((n, rest)),
-            None => Err(format!(
-                "`cargo workshop {command}` needs a step number, 1 to 8\n\n{help}"
-            )),
-        }
+        self.plain.split_first().map(|(n, rest)| (*n, rest)).ok_or_else(|| {
+            format!("`cargo workshop {command}` needs a step number, 1 to 8\n\n{help}")
+        })
     }
 
     /// The one step number a command takes, and nothing else.
@@ -88,9 +81,8 @@ impl<'a> Words<'a> {
 }
 
 /// The help asked for, if any: `--help`, `-h` or `help` alone (the
-/// `usage`), or with a command (`help start`, `start --help`: its own
-/// help, as `command_help` gives it, or the usage for a command it does
-/// not know).
+/// `usage`), or with a command (its help as `command_help` gives it, or the
+/// usage for a command it does not know).
 pub fn help_asked(
     words: &[&str],
     command_help: fn(&str) -> Option<&'static str>,
@@ -121,10 +113,8 @@ pub fn write(path: &Path, text: &str) -> Result<(), String> {
 pub fn write_in_step(step: &Step, file: &str, text: &str) -> Result<(), String> {
     let path = step.dir().join(file);
     crate::changes::inside_the_step(step, &path)?;
-    if fs::symlink_metadata(&path).is_ok_and(|link| link.file_type().is_symlink()) {
-        fs::remove_file(&path)
-            .or_else(|_| fs::remove_dir(&path))
-            .map_err(|err| format!("{}: {err}", path.display()))?;
+    if fs::symlink_metadata(&path).is_ok_and(|link| link.is_symlink()) {
+        crate::changes::remove_file_or_link(&path)?;
     }
     write(&path, text)
 }
@@ -137,29 +127,20 @@ pub fn indent(text: &str) -> String {
         .join("\n")
 }
 
-/// A file of `step` named on the command line, as the step's files are
-/// named: relative to the step folder, `/`-separated. Tab completion gives
-/// it from where the participant stands (`step03-sleep/src/lib.rs` from the
-/// root, `src/lib.rs` in the step folder, `lib.rs` in `src/`); a path from
-/// the step folder works anywhere, as it always has.
+/// A file of `step` named on the command line, relative to the step folder
+/// and `/`-separated: from where the participant stands, as tab completion
+/// gives it (`step03-sleep/src/lib.rs` from the root, `lib.rs` in `src/`),
+/// or from the step folder, wherever they stand.
 pub fn step_file(step: &Step, here: &Path, named: &str) -> String {
-    let named = normal_file(named);
-    let full = lexically_normal(&here.join(&named));
-    match full.strip_prefix(step.dir()) {
+    let named = named.replace('\\', "/").trim_start_matches("./").to_owned();
+    match lexically_normal(&here.join(&named)).strip_prefix(step.dir()) {
         Ok(inside) if !inside.as_os_str().is_empty() => crate::with_slashes(inside),
         _ => named,
     }
 }
 
-/// A file named on the command line as the step's files are named:
-/// relative to the step folder, `/`-separated.
-pub fn normal_file(file: &str) -> String {
-    file.replace('\\', "/").trim_start_matches("./").to_owned()
-}
-
 /// `path` with `.` left out and each `..` taking away the part before it,
-/// without asking the file system: the same folder, comparable with
-/// another by `starts_with`.
+/// without asking the file system.
 pub fn lexically_normal(path: &Path) -> PathBuf {
     let mut normal = PathBuf::new();
     for part in path.components() {

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use crate::changes::{self, FileChange, What};
-use crate::commands::{Words, normal_file, step_file, times, write_in_step};
+use crate::commands::{Words, step_file, times, write_in_step};
 use crate::step::{Step, find_root};
 
 pub const HELP: &str = "usage: cargo workshop reset N [FILE...] [--force]\n\n\
@@ -21,27 +21,24 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let words = Words::parse(args, &["--force"], HELP)?;
     let (n, files) = words.step_and_rest("reset", HELP)?;
     let step = Step::find(&find_root(here)?, n)?;
-    let files: Vec<String> = files
+    let only: Vec<String> = files
         .iter()
         .map(|file| step_file(&step, here, file))
         .collect();
-    let files: Vec<&str> = files.iter().map(String::as_str).collect();
-    println!("{}", reset(&step, &files, words.has("--force"))?);
-    if files.is_empty() {
-        if let Some(kept) = times::reset(&step.root, step.number) {
-            println!("{kept}");
-        }
+    println!("{}", reset(&step, &only, words.has("--force"))?);
+    if only.is_empty()
+        && let Some(kept) = times::reset(&step.root, step.number)
+    {
+        println!("{kept}");
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Puts the step folder (or `files` of it) back as the authors wrote it:
-/// changed and deleted files rewritten in their own line endings, added
-/// ones removed; with work in them, only if `force`. Says so only once
-/// every file is byte for byte the authors'.
-pub fn reset(step: &Step, files: &[&str], force: bool) -> Result<String, String> {
+/// Puts the step folder (or the files `only`) back as the authors wrote it:
+/// changed and deleted files rewritten, added ones removed; with work in
+/// them, only if `force`. Says so only once every file is the authors'.
+pub fn reset(step: &Step, only: &[String], force: bool) -> Result<String, String> {
     let n = step.number;
-    let only: Vec<String> = files.iter().map(|file| normal_file(file)).collect();
     if let Some(unknown) = only.iter().find(|file| {
         !step.authors.contains_key(*file) && !step.dir().join(file).is_file()
     }) {
@@ -53,21 +50,8 @@ pub fn reset(step: &Step, files: &[&str], force: bool) -> Result<String, String>
     }
     let wanted =
         |change: &FileChange| only.is_empty() || only.contains(&change.file);
-    let what = if only.is_empty() {
-        format!("Step {n}")
-    } else {
-        only.join(", ")
-    };
     let differ: Vec<FileChange> =
         changes::changes(step).into_iter().filter(wanted).collect();
-    if differ.is_empty() {
-        if only.is_empty() {
-            let _ = fs::remove_dir_all(step.state());
-        }
-        return Ok(format!(
-            "{what} is as the authors wrote it already: nothing to reset."
-        ));
-    }
     let work: Vec<String> = differ
         .iter()
         .filter(|change| change.is_work())
@@ -76,16 +60,14 @@ pub fn reset(step: &Step, files: &[&str], force: bool) -> Result<String, String>
         })
         .collect();
     if !work.is_empty() && !force {
+        let files: Vec<String> =
+            only.iter().map(|file| format!(" {file}")).collect();
         return Err(format!(
             "step {n} has work in it that reset would throw away:\n  {}\n\
              Keep a copy if you want it (outside the workspace's folders), \
              then run `cargo workshop reset {n}{} --force`.",
             work.join("\n  "),
-            if only.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", only.join(" "))
-            }
+            files.concat(),
         ));
     }
     let mut done = Vec::new();
@@ -114,12 +96,21 @@ pub fn reset(step: &Step, files: &[&str], force: bool) -> Result<String, String>
         ));
     }
     if only.is_empty() {
-        let _ = fs::remove_dir_all(step.state());
+        let _ = fs::remove_dir_all(step.state()); // an old "passed" no longer holds
     }
-    let done = if done.is_empty() {
-        String::new()
+    let what = if only.is_empty() {
+        format!("Step {n}")
     } else {
-        format!(" ({})", done.join("; "))
+        only.join(", ")
     };
-    Ok(format!("{what} is back as the authors wrote it.{done}"))
+    Ok(if differ.is_empty() {
+        format!("{what} is as the authors wrote it already: nothing to reset.")
+    } else if done.is_empty() {
+        format!("{what} is back as the authors wrote it.")
+    } else {
+        format!(
+            "{what} is back as the authors wrote it. ({})",
+            done.join("; ")
+        )
+    })
 }

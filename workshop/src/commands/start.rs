@@ -33,12 +33,16 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Blanks the step's marked functions that are the authors'; says what to
-/// write. A function you wrote is blanked only with `force`.
+/// Blanks the step's marked functions that are the authors' (and, with
+/// `force`, those you wrote); says what to write.
 pub fn start(step: &Step, force: bool) -> Result<String, String> {
     let n = step.number;
     let stages = step.stages()?;
-    let written = named(&stages, Stage::is_work);
+    let written: Vec<String> = stages
+        .iter()
+        .filter(|(_, stage)| stage.is_work())
+        .map(|(marked, _)| format!("`{}`", marked.function))
+        .collect();
     if !written.is_empty() && !force {
         return Err(format!(
             "step {n} has functions you wrote: {}. `start` would blank them. \
@@ -59,7 +63,6 @@ pub fn start(step: &Step, force: bool) -> Result<String, String> {
              reset {n}` and then `start {n}`"
         ));
     }
-    let mut blanked = Vec::new();
     for file in Step::track_files(&step.track()?) {
         let in_file: Vec<&Marked> = to_blank
             .iter()
@@ -67,15 +70,10 @@ pub fn start(step: &Step, force: bool) -> Result<String, String> {
             .filter(|m| m.file == file)
             .collect();
         let text = track::blanked(&step.read_text(&file)?, &in_file);
-        same_functions_after(step, &file, &text)?;
-        blanked.push((file, text));
-    }
-    for (file, text) in blanked {
         write_in_step(step, &file, &text)?;
     }
     let _ = fs::remove_dir_all(step.state()); // an old "passed" no longer holds
-    // Lines as they are now: a blanked body is shorter than the original.
-    let marked = step.track()?;
+    let marked = step.track()?; // lines as they are now, bodies blanked
     let mut out = format!(
         "Step {n} started: {} functions are yours to write, in this order:\n",
         marked.len()
@@ -93,36 +91,7 @@ pub fn start(step: &Step, force: bool) -> Result<String, String> {
     Ok(out)
 }
 
-/// Refuses, before any file is written, a blanked `text` of `file` in
-/// which the step's functions are not all found again, each once: `start`
-/// never cuts a file, whatever it was given.
-fn same_functions_after(step: &Step, file: &str, text: &str) -> Result<(), String> {
-    let before: Vec<String> = track::markers_in(file, &step.read_text(file)?)?
-        .into_iter()
-        .map(|marked| marked.function)
-        .collect();
-    let after: Vec<String> = track::markers_in(file, text)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|marked| marked.function)
-        .collect();
-    if before == after {
-        return Ok(());
-    }
-    Err(format!(
-        "{}/{file}: blanking its functions would not leave each of them in \
-         place ({} before, {} after), so `start` changed nothing. `cargo \
-         workshop diff {} {file}` shows how the file differs from the \
-         authors'.",
-        step.folder,
-        before.join(", "),
-        after.join(", "),
-        step.number
-    ))
-}
-
-/// One function of the list `start` prints, at its `fn` line, the line
-/// `check` names too.
+/// One function of the list `start` prints, at its `fn` line.
 fn listed(step: &Step, marked: &Marked) -> String {
     format!(
         "  {}. {:<36} {}/{}:{}",
@@ -132,15 +101,6 @@ fn listed(step: &Step, marked: &Marked) -> String {
         marked.file,
         marked.fn_line(&step.read(&marked.file))
     )
-}
-
-/// The functions at `stage`, as the messages name them.
-fn named(stages: &[(Marked, Stage)], wanted: fn(Stage) -> bool) -> Vec<String> {
-    stages
-        .iter()
-        .filter(|(_, stage)| wanted(*stage))
-        .map(|(marked, _)| format!("`{}`", marked.function))
-        .collect()
 }
 
 #[cfg(test)]

@@ -2,6 +2,15 @@
 
 use super::*;
 
+/// What to say when a marked function of `text` has braces that do not
+/// pair up; `None` when each one ends where it should.
+fn unbalanced(file: &str, text: &str) -> Option<String> {
+    match scan(file, text) {
+        Err(Problem::Unbalanced(said)) => Some(said),
+        _ => None,
+    }
+}
+
 const FILE: &str = "impl<T> Thing<T> {\n    \
     // BUILD 1/1: chapter 3, \"The code\"; test step03_a::b\n    \
     /// Docs with a } brace.\n    \
@@ -187,4 +196,16 @@ fn a_marker_line_inside_a_string_or_a_block_comment_is_no_marker() {
     let text = "/*\n// BUILD 1/1: chapter 3, \"T\"; test a::b\nfn f() {}\n*/\n\
                 const S: &str = \"\n// BUILD 1/1: chapter 3, \\\"T\\\"; test a::b\n\";\n";
     assert_eq!(markers_in("src/lib_old.rs", text).unwrap(), Vec::new());
+}
+
+#[test]
+fn a_section_with_quotes_and_braces_still_blanks_to_one_literal() {
+    let odd = FILE.replace("\"The code\"", "\"Say \"hi\" { \\\"");
+    let found = markers_in("src/lib.rs", &odd).unwrap();
+    assert_eq!(found[0].section, "Say \"hi\" { \\");
+    let out = blanked(&odd, &[&found[0]]);
+    let again =
+        markers_in("src/lib.rs", &out).expect("the same function, found again");
+    assert_eq!(again[0].function, "Thing::call_at");
+    assert!(is_the_blank(&again[0], &out[again[0].body.clone()]));
 }

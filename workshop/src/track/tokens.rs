@@ -1,10 +1,8 @@
-//! Rust's tokens in a file, as the compiler's own lexer finds them
-//! (`ra-ap-rustc_lexer`, the copy rust-analyzer uses): what tells a `{`
-//! of the code from one in a block comment (`/* if x { */`, nested ones
-//! too), a raw string (`r#"{"#`), a byte string or a character literal,
-//! and a lifetime (`'a`) from a character (`'a'`). Counting braces by
-//! hand got each of these wrong once; a participant's half-typed code has
-//! them all.
+//! Rust's tokens, as the compiler's own lexer finds them (the copy
+//! rust-analyzer uses): what tells a `{` of the code from one in a block
+//! comment (nested too), a raw string, a byte string or a character, and a
+//! lifetime (`'a`) from a character (`'a'`), all of which a participant's
+//! half-typed code has.
 
 use std::ops::Range;
 
@@ -33,25 +31,8 @@ impl Token {
 
     /// A string or character literal, of any kind.
     pub fn is_quoted(&self) -> bool {
-        matches!(
-            self.kind,
-            TokenKind::Literal {
-                kind: LiteralKind::Str { .. }
-                    | LiteralKind::ByteStr { .. }
-                    | LiteralKind::CStr { .. }
-                    | LiteralKind::RawStr { .. }
-                    | LiteralKind::RawByteStr { .. }
-                    | LiteralKind::RawCStr { .. }
-                    | LiteralKind::Char { .. }
-                    | LiteralKind::Byte { .. },
-                ..
-            }
-        )
-    }
-
-    /// Whether it is the identifier (or keyword) `word` in `text`.
-    pub fn is_word(&self, text: &str, word: &str) -> bool {
-        self.kind == TokenKind::Ident && &text[self.range.clone()] == word
+        matches!(self.kind, TokenKind::Literal { kind, .. }
+            if !matches!(kind, LiteralKind::Int { .. } | LiteralKind::Float { .. }))
     }
 }
 

@@ -1,37 +1,30 @@
 //! `cargo workshop times`: how long each step took, for the teacher's pilot.
-//!
-//! `start` notes when a step was started; `check` notes when each marked
-//! function first passed and when the whole step first passed. The notes
-//! are one line each, appended to `.workshop/times.csv` in the
-//! participant's own checkout (git ignores `.workshop/`); nothing is sent
-//! anywhere. Only ever appended to: a later failure, a second `start` or a
-//! `reset` never erases a first pass, so the minutes count from the first
-//! `start` of the step to its first pass, restarts included, as the day
-//! spent them.
-//!
-//! `times` prints one line per step; `times --csv` the same as CSV, which
-//! the teacher collects from each participant and turns into the rows of
-//! the teacher's pilot table with `cargo xtask pilot FILE...` (the
-//! teacher's command, in `xtask/`, which reads what `csv` writes).
+//! `start` notes when a step was started, `check` when each marked function
+//! and the whole step first passed: one line each, appended to
+//! `.workshop/times.csv` in the participant's checkout, never erased, never
+//! sent anywhere. So the minutes count from a step's first `start` to its
+//! first pass, restarts included. `times --csv` is what the teacher collects
+//! for `cargo xtask pilot`.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::commands::Words;
 use crate::commands::status::fingerprint;
 use crate::step::{Stage, Step};
-use std::process::ExitCode;
 
 pub const HELP: &str = "usage: cargo workshop times [--csv]\n\n\
              For each step you started: when (UTC), and the minutes from then \
              to each\nfunction's first pass of `check` and to the step's. \
              Kept in .workshop/times.csv\nof this checkout only; nothing is \
              sent anywhere. --csv prints them for your\nteacher.";
+
+const CSV_HEADER: &str = "seconds_since_1970_utc,step,event,function";
 
 pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
     let words = Words::parse(args, &["--csv"], HELP)?;
@@ -82,56 +75,38 @@ pub fn now() -> u64 {
         .map_or(0, |since| since.as_secs())
 }
 
-// ---------------------------------------------------------------------------
-// Keeping the record: the hooks `start`, `check` and `reset` call.
-
 /// `start N` succeeded.
 pub fn started(root: &Path, step: u32) {
-    append(
-        root,
-        &[Note {
-            at: now(),
-            step,
-            event: Event::Started,
-        }],
-    );
+    note_now(root, step, Event::Started);
 }
 
-/// `reset N` put the whole step back. The record is kept (the minutes a
-/// participant spent before starting over are minutes of the day); the
-/// returned sentence says so, for `reset` to print.
+/// `reset N` put the whole step back: the record is kept (those minutes are
+/// minutes of the day), and the sentence returned says so.
 pub fn reset(root: &Path, step: u32) -> Option<String> {
     if !read(root).iter().any(|note| note.step == step) {
         return None;
     }
-    append(
-        root,
-        &[Note {
-            at: now(),
-            step,
-            event: Event::Reset,
-        }],
-    );
+    note_now(root, step, Event::Reset);
     Some(format!(
         "Your times for step {step} are kept: `cargo workshop times` shows them."
     ))
 }
 
-/// The step's files as a check is about to read them: `checked` compares
-/// them with the files after the verdict, so that a verdict counts only for
-/// the files it checked.
+fn note_now(root: &Path, step: u32, event: Event) {
+    let at = now();
+    append(root, &[Note { at, step, event }]);
+}
+
+/// The step's files as a check is about to read them, for `checked`.
 pub fn files_before_check(step: &Step) -> String {
     fingerprint(step)
 }
 
 /// `check N` gave its verdict (whether the step `passed`, and the function
-/// it names `next`) on the files `before` (`files_before_check`): notes
-/// each function that passes for the first time, and the step's first pass
-/// whole. A verdict is about the files it checked: a save during the check
-/// (its last second included) makes it no one's, so nothing is noted and
-/// the step is not "done"; watch checks again after that save. "done"
-/// holds only while the last check of exactly these files passed: a failure
-/// removes it.
+/// it names `next`) on the files `before`: notes each function's and the
+/// step's first pass, and marks the step "done" while the last check of
+/// exactly these files passed. A save during the check makes its verdict
+/// no one's: nothing is noted, and watch checks again.
 pub fn checked(step: &Step, before: &str, passed: bool, next: Option<&str>) {
     let passed_file = step.state().join("passed");
     let unchanged = fingerprint(step) == before;
@@ -151,18 +126,16 @@ pub fn checked(step: &Step, before: &str, passed: bool, next: Option<&str>) {
         .into_iter()
         .map(|(marked, stage)| (marked.function, stage))
         .collect();
-    let new =
-        first_passes(&read(&step.root), step.number, &stages, passed, next, now());
+    let record = read(&step.root);
+    let new = first_passes(&record, step.number, &stages, passed, next, now());
     append(&step.root, &new);
 }
 
-/// The notes a verdict adds to `record`: `stages` is the track as it is
-/// now, in order; `next` the function the verdict names. A function passes once it is
-/// written (not blank) and comes before the one the verdict names: `check`
-/// runs the track's tests in order and names the first function that is
-/// blank or wrong. With no function named and the step failing (a test no
-/// one function answers for), nothing passes. Nothing is noted for a step
-/// that was never started, nor twice.
+/// The notes a verdict adds to `record`: `stages` is the track as it is now,
+/// `next` the function the verdict names. `check` names the first function
+/// that is blank or wrong, so each written one before it passes; with none
+/// named and the step failing, nothing does. Nothing is noted twice, nor for
+/// a step never started.
 pub fn first_passes(
     record: &[Note],
     step: u32,
@@ -185,47 +158,38 @@ pub fn first_passes(
             .unwrap_or(0),
         (false, None) => 0,
     };
-    let mut new: Vec<Note> = stages[..upto]
-        .iter()
-        .filter(|(_, stage)| !stage.is_unfinished())
-        .map(|(function, _)| Event::Passed(function.clone()))
+    // Started before the record was kept: it was first seen now.
+    let first_seen = (!started).then_some(Event::Started);
+    first_seen
+        .into_iter()
+        .chain(
+            stages[..upto]
+                .iter()
+                .filter(|(_, stage)| !stage.is_unfinished())
+                .map(|(function, _)| Event::Passed(function.clone())),
+        )
         .chain(passed.then_some(Event::Done))
         .filter(|event| !ours.iter().any(|note| note.event == *event))
         .map(|event| Note { at, step, event })
-        .collect();
-    if !started {
-        // Started before the record was kept: say when it was first seen.
-        new.insert(
-            0,
-            Note {
-                at,
-                step,
-                event: Event::Started,
-            },
-        );
-    }
-    new
+        .collect()
 }
 
 /// Appends to the record; a record that cannot be written costs only the
 /// times, never the command.
 fn append(root: &Path, notes: &[Note]) {
-    if notes.is_empty() {
-        return;
-    }
     let path = record_file(root);
-    if let Some(folder) = path.parent() {
-        let _ = fs::create_dir_all(folder);
-    }
-    let is_new = !path.exists();
-    let Ok(mut file) = fs::OpenOptions::new().create(true).append(true).open(&path)
-    else {
+    if notes.is_empty()
+        || path
+            .parent()
+            .is_some_and(|dir| fs::create_dir_all(dir).is_err())
+    {
         return;
-    };
-    let mut text = String::new();
-    if is_new {
-        text.push_str("seconds_since_1970_utc,step,event,function\n");
     }
+    let mut text = if path.exists() {
+        String::new()
+    } else {
+        format!("{CSV_HEADER}\n")
+    };
     for note in notes {
         let (event, function) = match &note.event {
             Event::Started => ("started", ""),
@@ -235,7 +199,11 @@ fn append(root: &Path, notes: &[Note]) {
         };
         let _ = writeln!(text, "{},{},{event},{function}", note.at, note.step);
     }
-    let _ = file.write_all(text.as_bytes());
+    if let Ok(mut file) =
+        fs::OpenOptions::new().create(true).append(true).open(&path)
+    {
+        let _ = file.write_all(text.as_bytes());
+    }
 }
 
 /// The record as kept; lines it cannot read (a hand edit) are skipped.
@@ -245,20 +213,20 @@ pub fn read(root: &Path) -> Vec<Note> {
 
 /// The record as kept, and a sentence naming each damaged line. Read line
 /// by line, so that one bad byte (a crash mid-write, an editor's encoding)
-/// costs at most its own line, never the whole record: its bytes that are
-/// not UTF-8 are replaced by U+FFFD and the line still counts if it reads.
+/// costs at most its own line: bytes that are not UTF-8 become U+FFFD.
 fn read_with_damage(root: &Path) -> (Vec<Note>, Vec<String>) {
     let bytes = fs::read(record_file(root)).unwrap_or_default();
     let (mut notes, mut damaged) = (Vec::new(), Vec::new());
     for (index, raw) in bytes.split(|byte| *byte == b'\n').enumerate() {
         let line = String::from_utf8_lossy(raw);
         let note = parse_note(&line);
-        let is_header = index == 0 && line.starts_with("seconds_since_1970_utc,");
-        let damage = if is_header || line.trim().is_empty() {
+        let damage = if (index == 0 && line.starts_with(CSV_HEADER))
+            || line.trim().is_empty()
+        {
             None
         } else if note.is_none() {
             Some("cannot be read, and is left out")
-        } else if matches!(line, Cow::Owned(_)) {
+        } else if std::str::from_utf8(raw).is_err() {
             Some("has bytes that are not text, shown as \u{fffd}")
         } else {
             None
@@ -287,9 +255,6 @@ fn parse_note(line: &str) -> Option<Note> {
     };
     Some(Note { at, step, event })
 }
-
-// ---------------------------------------------------------------------------
-// Printing it.
 
 /// One step's times: when it was first started, and the minutes from then
 /// to each function's first pass and to the step's.
