@@ -33,6 +33,9 @@ pub enum Found<'a> {
     PassedOnRerun,
     /// No one suspect's original makes any pass.
     Nothing,
+    /// The copy with the authors' functions beside the participant's does
+    /// not build, so no suspect could be tried.
+    Untried,
     /// The probe itself could not work: what to tell the participant.
     ToolFailed(String),
 }
@@ -77,7 +80,7 @@ pub fn find_in<'a>(
                 "your code with the authors' functions beside yours does not \
                  build (theirs may call a helper yours lacks): none is named",
             );
-            Found::Nothing
+            Found::Untried
         }
         Err(err) => Found::ToolFailed(tool_failed(
             step,
