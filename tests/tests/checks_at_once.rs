@@ -681,3 +681,51 @@ fn ctrl_z_during_a_build_ends_the_check_and_leaves_no_lock_held() {
     let left = workshop_tests::processes_working_in(&copy.dir);
     assert!(left.is_empty(), "left running: {left:#?}");
 }
+
+/// Step 3's `call_at` with its parameter renamed (`callback` to `then`), as
+/// a participant may, and `Timer::cmp` wrong: the authors' `call_at` body
+/// no longer fits the participant's signature, so the probe's copy with
+/// both bodies behind a switch does not build. It is built again without
+/// that switch, and the wrong function is still named.
+#[test]
+#[ignore = "slow: a whole check in a copy of the workshop; .ci/run runs it"]
+fn a_renamed_parameter_still_lets_the_probe_name_the_wrong_function() {
+    let copy = WarmCopy::new("renamed");
+    let step = (3, "step03-sleep");
+    copy.write_track(
+        step,
+        "Timer::cmp",
+        (
+            "(other.deadline, other.sequence)",
+            "(other.deadline, self.sequence)",
+        ),
+    );
+    let lib = copy.dir.join("step03-sleep/src/lib.rs");
+    let text = fs::read_to_string(&lib).expect("step 3's lib.rs");
+    let renamed = text
+        .replacen(
+            "        deadline: Instant,\n        callback: impl FnOnce",
+            "        deadline: Instant,\n        then: impl FnOnce",
+            1,
+        )
+        .replacen(
+            "callback: Box::new(callback),",
+            "callback: Box::new(then),",
+            1,
+        );
+    assert_eq!(
+        renamed.matches("Box::new(then)").count(),
+        1,
+        "call_at's body"
+    );
+    assert!(
+        renamed.contains("        then: impl FnOnce"),
+        "call_at's signature"
+    );
+    fs::write(&lib, renamed).expect("the copy is writable");
+
+    let output = copy.check(3).output().expect("check runs");
+    let said = said(&output);
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(said.contains("Your `Timer::cmp` ("), "{said}");
+}

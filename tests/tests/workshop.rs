@@ -1210,3 +1210,35 @@ fn the_stored_authors_copies_are_the_committed_steps() {
          commit tests/authors/\n{status}"
     );
 }
+
+/// The tool's size is counted as its files' lines up to their first
+/// `#[cfg(test)]` (the count in CONTRIBUTING.md). A test module declared above
+/// production code hid 440 of check's lines from that count once; so in
+/// every file of the tool, nothing but tests follows the first one.
+#[test]
+fn in_the_tools_files_tests_come_after_all_the_code() {
+    let src = workspace_root().join("workshop/src");
+    let items = [
+        "pub ", "fn ", "impl ", "struct ", "enum ", "const ", "static ", "use ",
+        "mod ",
+    ];
+    for file in workshop_tests::files_below(&src) {
+        let rust = Path::new(&file).extension().is_some_and(|ext| ext == "rs");
+        if !rust || file.ends_with("tests.rs") || file.contains("tests/") {
+            continue;
+        }
+        let text = fs::read_to_string(src.join(&file)).expect("a source file");
+        let Some(start) = text.find("\n#[cfg(test)]\n") else {
+            continue;
+        };
+        let after_tests: Vec<&str> = text[start..]
+            .lines()
+            .filter(|line| items.iter().any(|item| line.starts_with(item)))
+            .filter(|line| !line.starts_with("mod tests"))
+            .collect();
+        assert!(
+            after_tests.is_empty(),
+            "workshop/src/{file}: code after its first #[cfg(test)]: {after_tests:?}"
+        );
+    }
+}

@@ -1,28 +1,21 @@
 //! A copy of the workshop's sources, kept up to date by writing only what
-//! differs: for the probe of `cargo workshop check`, which tries the
-//! authors' functions in a copy, and for `cargo xtask verify` and the
-//! tests that run whole checks in one.
-//!
-//! Cargo tells what to rebuild by the times files were last written. How a
-//! copy's times are set depends on what builds in it:
-//!
-//! - `Times::New`: a file written gets the time of its writing, and one
-//!   already the same is left alone. The probe's copy needs this: it
-//!   builds in a target folder of its own, kept across checks, after the
-//!   probe has switched some files and put them back; a file put back with
-//!   its old time would look older than the switched build, and Cargo would
-//!   take that build for fresh.
-//! - `Times::Kept`: every file gets the time it has in the original, so a
-//!   build folder made from the original's (`verify`'s, kept across runs;
-//!   the tests' copies) finds the copy as fresh as the original is.
+//! differs: for the probe of `check`, and for `cargo xtask verify` and the
+//! tests that run whole checks in one. Cargo tells what to rebuild by the
+//! times files were last written, so the copy's times matter (`Times`).
 
 use std::fs;
 use std::path::Path;
 
-/// Which times the files of a copy get (see the module's docs).
+/// Which times the files of a copy get.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Times {
+    /// A file written gets the time of its writing; one already the same
+    /// is left alone. For the probe's copy, whose build is kept across
+    /// checks: a switched file put back with its old time would look older
+    /// than the switched build, and Cargo would take that build for fresh.
     New,
+    /// Every file gets the time it has in the original, so a build folder
+    /// made from the original's finds the copy as fresh as the original.
     Kept,
 }
 
@@ -34,7 +27,7 @@ pub fn copy_with_times(from: &Path, to: &Path) -> std::io::Result<()> {
 }
 
 /// Gives `to` the time `from` was last written.
-pub fn same_time(from: &Path, to: &Path) -> std::io::Result<()> {
+fn same_time(from: &Path, to: &Path) -> std::io::Result<()> {
     let written = fs::metadata(from)?.modified()?;
     if fs::metadata(to)?.modified()? == written {
         return Ok(());

@@ -26,10 +26,10 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
         .map(|file| step_file(&step, here, file))
         .collect();
     println!("{}", reset(&step, &only, words.has("--force"))?);
-    if only.is_empty()
-        && let Some(kept) = times::reset(&step.root, step.number)
-    {
-        println!("{kept}");
+    if only.is_empty() {
+        if let Some(kept) = times::reset(&step.root, step.number) {
+            println!("{kept}");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

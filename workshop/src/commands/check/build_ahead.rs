@@ -1,19 +1,10 @@
-//! The build `start` leaves running in the background: what the step's
-//! first `check` needs, built while the participant reads the chapter.
-//!
-//! A participant who ran only `cargo run -p step01` before `start` has
-//! none of the tests' dependencies built: their first `check` spent most
-//! of a minute compiling before any verdict. So `start` runs this
-//! program again, detached, as `check N --build-only`: the same `build`
-//! as `check` (its test files, then its program and examples), nothing
-//! run. It ends when the build ends; it starts nothing else, and nothing
-//! waits on it. Its output goes to a log in the target folder, and it
-//! holds a lock there while it builds, so a `check` started meanwhile
-//! says it waits for it (Cargo would make it wait anyway, silently).
-//!
-//! Only for someone at a terminal: a script or a test that runs `start`
-//! gets no process it did not ask for. `WORKSHOP_BUILD_AHEAD=0` turns it
-//! off, `=1` on.
+//! The build `start` leaves running in the background, detached, as
+//! `check N --build-only`: what the step's first `check` builds, then the
+//! probe's copy, while the participant reads the chapter (without it, a
+//! first `check` spent most of a minute compiling). It holds a lock while
+//! it builds, so a `check` started meanwhile says it waits (Cargo would
+//! make it wait silently). Only at a terminal, unless `WORKSHOP_BUILD_AHEAD`
+//! says `1` or `0`.
 
 use std::env;
 use std::fs::{self, File};
@@ -36,12 +27,8 @@ fn dir(target: &Path) -> PathBuf {
     target.join("workshop-ahead")
 }
 
-fn lock_file(target: &Path) -> PathBuf {
-    dir(target).join("lock")
-}
-
 /// Whether `start` builds ahead: as `VAR` says (`setting`), else only
-/// for someone at a terminal.
+/// at a terminal.
 fn wanted(setting: Option<&str>, at_a_terminal: bool) -> bool {
     match setting {
         Some("1") => true,
@@ -51,12 +38,9 @@ fn wanted(setting: Option<&str>, at_a_terminal: bool) -> bool {
 }
 
 /// For `start`, once the step is blanked: starts `check N --build-only`
-/// in the background and returns the line that says so, or `None` when
-/// nothing was started (turned off, or no Cargo, no target folder, no
-/// program to run): the first `check` then builds it all, as before. Not
-/// at a terminal, it says why it builds nothing, and how to ask for it:
-/// the chapters promise the build, and a participant whose terminal is
-/// an editor's pane or a script would otherwise wonder where it went.
+/// in the background and returns the line that says so. Not at a
+/// terminal, says why nothing is built ahead: the chapters promise it.
+/// `None` when nothing was started and nothing is to say.
 pub fn start_in_background(step: &Step) -> Option<String> {
     let setting = env::var(VAR).ok();
     if !wanted(setting.as_deref(), std::io::stdout().is_terminal()) {
@@ -90,7 +74,7 @@ pub fn start_in_background(step: &Step) -> Option<String> {
 }
 
 /// What `start` says when it builds nothing ahead for want of a terminal;
-/// nothing when `VAR` turned the build off.
+/// nothing when `VAR` turned it off.
 fn declined(setting: Option<&str>, step: u32) -> Option<String> {
     setting.is_none().then(|| {
         format!(
@@ -102,8 +86,7 @@ fn declined(setting: Option<&str>, step: u32) -> Option<String> {
 }
 
 /// Out of the participant's terminal: on Unix, a process group of its
-/// own, which the terminal's Ctrl-C and hang-up do not reach; on Windows,
-/// no console window of its own.
+/// own, out of reach of Ctrl-C and hang-up; on Windows, no console window.
 #[cfg(unix)]
 fn detached(command: &mut Command) {
     use std::os::unix::process::CommandExt;
@@ -118,14 +101,9 @@ fn detached(command: &mut Command) {
     command.creation_flags(NO_WINDOW);
 }
 
-#[cfg(not(any(unix, windows)))]
-fn detached(_command: &mut Command) {}
-
 /// `check N --build-only`: what `check N` builds, holding the lock while
-/// it does; then, the lock let go, the copy `check`'s probe tries the
-/// authors' functions in (`probe`), which Cargo builds from nothing the
-/// first time (29 s for step 5's tests on two cores). What happened, on
-/// stderr (the log, under `start`).
+/// it does; then, the lock let go, the probe's copy, which Cargo builds
+/// from nothing the first time. What happened, on stderr (the log).
 pub fn build_only(step: &Step) -> Result<ExitCode, String> {
     let n = step.number;
     let progress = Progress::new(false);
@@ -136,7 +114,7 @@ pub fn build_only(step: &Step) -> Result<ExitCode, String> {
     let files = test_files(step)?;
     let held = cargo.target_dir().ok().and_then(|target| {
         fs::create_dir_all(dir(&target)).ok()?;
-        lock::hold(&lock_file(&target), || {
+        lock::hold(&dir(&target).join("lock"), || {
             progress.say("another build ahead is running: waiting for it");
         })
         .ok()
@@ -153,20 +131,23 @@ pub fn build_only(step: &Step) -> Result<ExitCode, String> {
     progress.say(&said);
     drop(held);
     progress.say("building the copy `check` tries the authors' functions in");
-    match probe::build_the_copy(step, &cargo, &files, &progress) {
-        Ok(()) => progress.say("the copy is built"),
+    match probe::prepare(step, &cargo, &progress) {
+        Ok(copy) => {
+            probe::build_ahead(step, &copy, &[], &files);
+            progress.say("the copy is built");
+        }
         Err(err) => progress.say(&format!("the copy: {err}")),
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// For `check`: if a build ahead is still running, says so and waits for
-/// it to end (Cargo would make `check` wait anyway, without a word).
+/// it to end.
 pub(super) fn wait_for_it(cargo: &Cargo, progress: &Progress) {
     let Ok(target) = cargo.target_dir() else {
         return;
     };
-    let lock = lock_file(&target);
+    let lock = dir(&target).join("lock");
     if !lock.exists() {
         return;
     }

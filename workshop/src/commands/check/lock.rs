@@ -1,13 +1,7 @@
-//! One at a time: the probe's copy, and the build ahead.
-//!
-//! Two terminals, `start`'s build ahead, or a habit of typing `check`
-//! twice, run checks side by side in one checkout. The probe's copy
-//! (`target/workshop-probe`) is held by one at a time, the next saying
-//! that it waits; the participant's build folder by one build ahead at a
-//! time. The lock is the operating system's, held by an open file:
-//! it goes with the process that held it, however that process ends
-//! (`kill -9`, a closed laptop lid), so no stale lock is ever left to
-//! clear by hand.
+//! One at a time: the probe's copy is held by one check at a time, the
+//! participant's build folder by one build ahead. The lock is the operating
+//! system's, held by an open file: it goes with the process however that
+//! ends (`kill -9`), so no stale lock is ever left to clear by hand.
 
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -18,7 +12,7 @@ use std::time::Duration;
 /// How often a waiting check tries the lock again.
 const RETRY: Duration = Duration::from_millis(200);
 
-/// A held lock; dropping it (or the process ending) lets the next check in.
+/// A held lock; dropping it (or the process ending) lets the next in.
 #[derive(Debug)]
 pub struct Held {
     _file: File,
@@ -75,17 +69,6 @@ fn try_hold(path: &Path) -> io::Result<Option<File>> {
         Err(err) if err.raw_os_error() == Some(IN_USE) => Ok(None),
         Err(err) => Err(err),
     }
-}
-
-/// Elsewhere, no lock: checks of one step at once may meet in its copy.
-#[cfg(not(any(unix, windows)))]
-fn try_hold(path: &Path) -> io::Result<Option<File>> {
-    OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .map(Some)
 }
 
 #[cfg(test)]

@@ -233,12 +233,14 @@ pub(super) fn write_next(
     }
 }
 
-/// Tests fail, and no one function could be named.
+/// Tests fail, and no one function could be named: `untried` when the
+/// probe's copy did not build, so none could be put back.
 pub(super) fn not_pinned(
     step: &Step,
     marked: &[Marked],
     failures: &[&TestRun],
     ran: &Ran,
+    untried: bool,
 ) -> Checked {
     let n = step.number;
     let shown = failures
@@ -252,6 +254,13 @@ pub(super) fn not_pinned(
         "\n\nYour functions are the authors' own, so the cause is elsewhere: \
          in lines outside them, or in the tests."
             .to_owned()
+    } else if untried {
+        format!(
+            "\n\nYour functions with the authors' versions beside them do not \
+             build (one of theirs may call a helper yours no longer has), so \
+             putting theirs back could not say which of yours is wrong.{}",
+            start_with(step, marked, failures)
+        )
     } else {
         format!(
             "\n\nPutting back the authors' version of any one of your functions \

@@ -98,6 +98,7 @@ fn verdict_on_failures<'a>(
         .copied()
         .filter(|run| !run.outcome.message().contains("not yet implemented"))
         .collect();
+    let mut untried = false;
     if !unexplained.is_empty() {
         // Before blaming a function: what changed beside the track may be
         // the cause (an exercise's edit to `main.rs`, a deleted file).
@@ -118,6 +119,7 @@ fn verdict_on_failures<'a>(
             blame(step, marked, &unexplained, probed).unwrap_or_else(|suspects| {
                 probe::find(step, cargo, &suspects, &unexplained, progress)
             });
+        untried = matches!(blamed, Found::Untried);
         match blamed {
             Found::Culprit(blame) => {
                 let beside = match early.trace {
@@ -131,12 +133,12 @@ fn verdict_on_failures<'a>(
             }
             Found::PassedOnRerun => return Ok(passed_on_rerun(step, failures)),
             Found::ToolFailed(failure) => return Err(failure),
-            Found::Nothing => {}
+            Found::Nothing | Found::Untried => {}
         }
     }
     Ok(match blanks.first() {
         Some(first) => write_next(step, marked, first, failures),
-        None => not_pinned(step, marked, failures, ran),
+        None => not_pinned(step, marked, failures, ran, untried),
     })
 }
 

@@ -1,48 +1,25 @@
 //! Which written function the failing tests come from, when more than one
-//! differs from the authors' version: put the authors' body back for one
-//! function and rerun only the failing tests; the function whose original
-//! makes them pass is the one to fix.
-//!
-//! A test cannot say it alone: every timer test runs `call_at`, `Timer::cmp`
-//! and the turn together, and a mistake in any of them fails it. Putting
-//! one back at a time asks the code itself. It happens in a copy of the
-//! repository (never in the participant's files), in the target folder
-//! (`workshop-probe/stepNN/`, one per step, so that checks of two steps
-//! at once never meet, and held by one check at a time: `lock`), built in
-//! a target folder of its own: the copy's paths differ, so sharing
-//! Cargo's would overwrite the participant's binaries. The copy's build
-//! starts from the participant's (`seed`).
-//!
-//! When the probe's own machinery fails (the copy cannot be written, the
-//! disk is full, Cargo cannot run), that is the verdict: a failure of the
-//! tool, with the path and what to do, never a word about the
-//! participant's code.
-//!
-//! One build answers for every suspect: each holds both bodies, the
-//! authors' and the participant's, behind a switch the rerun test's
-//! environment sets, so the reruns of all suspects run side by side and
-//! stop once one suspect's switch makes them all pass. Only when that copy
-//! does not build (an authors' body may call a helper the participant's
-//! file no longer has) is each suspect built and rerun alone.
+//! differs from the authors' version: a test cannot say it alone (every
+//! timer test runs `call_at`, `Timer::cmp` and the turn together), so the
+//! authors' body is put back for each suspect in a copy of the workspace,
+//! and the failing tests rerun there (`switching`). The copy is never the
+//! participant's files: it is `<target>/workshop-probe/`, held by one check
+//! at a time (`lock`), built in a target folder of its own, since its paths
+//! differ and sharing Cargo's would overwrite the participant's binaries.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::{Blame, authors_body, authors_function, lock, machine_trouble};
 use crate::runner::{Cargo, Progress, TestCase, TestRun};
 use crate::sources_copy::{self, Times};
-use crate::track::Marked;
-
-use super::lock;
-use one_at_a_time::one_at_a_time;
-use switching::all_at_once;
-
-mod one_at_a_time;
-mod switching;
-#[cfg(test)]
-mod tests;
-use super::{Blame, machine_trouble};
 use crate::step::Step;
+use crate::track::{self, Marked, tokens};
+
+pub use switching::build_ahead;
+
+mod switching;
 
 /// How many failing tests are rerun for each suspect (and as they are).
 pub(super) const RERUN: usize = 2;
@@ -56,6 +33,9 @@ pub enum Found<'a> {
     PassedOnRerun,
     /// No one suspect's original makes any pass.
     Nothing,
+    /// The copy with the authors' functions beside the participant's does
+    /// not build, so no suspect could be tried.
+    Untried,
     /// The probe itself could not work: what to tell the participant.
     ToolFailed(String),
 }
@@ -68,13 +48,8 @@ pub fn find<'a>(
     failing: &[&TestRun],
     progress: &Progress,
 ) -> Found<'a> {
-    find_in(
-        step,
-        prepare(step, cargo, progress),
-        suspects,
-        failing,
-        progress,
-    )
+    let copy = prepare(step, cargo, progress);
+    find_in(step, copy, suspects, failing, progress)
 }
 
 /// `find` in a copy made ready before (`prepare`), while the tests ran.
@@ -85,12 +60,78 @@ pub fn find_in<'a>(
     failing: &[&TestRun],
     progress: &Progress,
 ) -> Found<'a> {
-    match copy
-        .and_then(|copy| find_in_copy(step, &copy, suspects, failing, progress))
-    {
-        Ok(found) => found,
-        Err(failure) => Found::ToolFailed(failure),
+    let copy = match copy {
+        Ok(copy) => copy,
+        Err(failure) => return Found::ToolFailed(failure),
+    };
+    let marked = step.track().unwrap_or_default();
+    let written = marked.iter().filter(|m| !step.is_unwritten(m)).count();
+    let probe = Probe::new(suspects, failing, written == marked.len());
+    let written = if marked.is_empty() {
+        suspects.len()
+    } else {
+        written
+    };
+    progress.say(&which_function(suspects.len(), written));
+    match with_switches(step, &copy, probe, progress) {
+        Ok(Some(found)) => found,
+        Ok(None) => {
+            progress.say(
+                "your code with the authors' functions beside yours does not \
+                 build (theirs may call a helper yours lacks): none is named",
+            );
+            Found::Untried
+        }
+        Err(err) => Found::ToolFailed(tool_failed(
+            step,
+            "build the copy of your workshop",
+            Some(&copy.root),
+            &err,
+        )),
     }
+}
+
+/// `switching::all_at_once`, tried again if the copy does not build
+/// without the suspects whose signature the participant changed, which an
+/// authors' body may not fit (a parameter renamed): those keep theirs, and
+/// none is judged alone, since one of theirs stays beside it.
+fn with_switches<'a>(
+    step: &Step,
+    copy: &WorkshopCopy,
+    probe: Probe<'a>,
+    progress: &Progress,
+) -> Result<Option<Found<'a>>, String> {
+    if let Some(found) = switching::all_at_once(step, copy, &probe, progress)? {
+        return Ok(Some(found));
+    }
+    let fits: Vec<&Marked> = (probe.suspects.iter().copied())
+        .filter(|m| same_signature(step, m))
+        .collect();
+    if fits.is_empty() || fits.len() == probe.suspects.len() {
+        return Ok(None);
+    }
+    let probe = Probe {
+        suspects: fits,
+        alone_too: false,
+        ..probe
+    };
+    sources_copy::sync_tree(&step.root, &copy.root, Times::New)?;
+    switching::all_at_once(step, copy, &probe, progress)
+}
+
+/// Whether `marked`'s signature is the authors', comments and spaces aside.
+fn same_signature(step: &Step, marked: &Marked) -> bool {
+    let code = |text: &str| track::without_spaces(&tokens::code_only(text));
+    let now = step.read(&marked.file);
+    let Some(signature) = now.get(marked.signature.clone()).map(code) else {
+        return false;
+    };
+    let authors = authors_function(step, marked).zip(authors_body(step, marked));
+    authors.is_some_and(|(whole, body)| {
+        whole
+            .strip_suffix(&body)
+            .is_some_and(|theirs| code(theirs) == signature)
+    })
 }
 
 /// The copy of the participant's workshop the probe works in, held for
@@ -101,9 +142,9 @@ pub struct WorkshopCopy {
     cargo: Cargo,
 }
 
-/// Makes the copy ready, its sources the participant's: `Err` with what to tell the participant if the tool's own machinery
-/// fails. Nothing in it depends on what failed, so it can be done while
-/// the tests still run.
+/// Makes the copy ready, its sources the participant's: `Err` with what to
+/// tell the participant if the tool's own machinery fails. Nothing in it
+/// depends on what failed, so it can be done while the tests still run.
 pub fn prepare(
     step: &Step,
     cargo: &Cargo,
@@ -113,7 +154,23 @@ pub fn prepare(
         tool_failed(step, "find the folder Cargo builds in", None, &err)
     })?;
     let probe = target.join("workshop-probe");
-    let held = hold_the_copy(step, &probe, progress)?;
+    // While another check, or `start`'s build ahead, has the copy, this one
+    // waits, and says so.
+    let lock_file = probe.join("copy.lock");
+    let held = fs::create_dir_all(&probe)
+        .and_then(|()| {
+            lock::hold(&lock_file, || {
+                progress.say(&format!(
+                    "waiting for another check, or the build `start` began, \
+                     to finish with the copy of your workshop ({})",
+                    lock_file.display()
+                ));
+            })
+        })
+        .map_err(|err| {
+            let err = err.to_string();
+            tool_failed(step, "take its turn at the copy", Some(&lock_file), &err)
+        })?;
     let root = probe.join("workspace");
     sources_copy::sync_tree(&step.root, &root, Times::New).map_err(|err| {
         tool_failed(
@@ -132,84 +189,6 @@ pub fn prepare(
         root,
         cargo,
     })
-}
-
-/// Builds in `copy`, ahead of any failure, what the probe would build to
-/// ask about `suspects` with the tests of `files`: started with the tests,
-/// it is mostly done when the probe is asked, which then only reruns.
-/// Built after the failure, it cost 3 to 4 s of every verdict (step 4:
-/// 4.4 s of the 6.4 s from the tests' start).
-pub fn build_ahead(
-    step: &Step,
-    copy: &WorkshopCopy,
-    suspects: &[&Marked],
-    files: &[String],
-) {
-    switching::build_ahead(step, &copy.root, &copy.cargo, suspects, files);
-}
-
-/// For `start`'s build ahead: the copy made and built as the step is now,
-/// no function switched, so that the first probe finds the copy's build
-/// folder made and builds only what differs.
-pub fn build_the_copy(
-    step: &Step,
-    cargo: &Cargo,
-    files: &[String],
-    progress: &Progress,
-) -> Result<(), String> {
-    let copy = prepare(step, cargo, progress)?;
-    build_ahead(step, &copy, &[], files);
-    Ok(())
-}
-
-/// `find_in`, with the failures of the probe's own machinery as `Err`:
-/// what to tell the participant.
-fn find_in_copy<'a>(
-    step: &Step,
-    prepared: &WorkshopCopy,
-    suspects: &[&'a Marked],
-    failing: &[&TestRun],
-    progress: &Progress,
-) -> Result<Found<'a>, String> {
-    let (copy, copy_cargo) = (&prepared.root, &prepared.cargo);
-    let rerun = tests_to_rerun(failing, suspects);
-    // A quick failure that passes when rerun as it is (a timing test on a
-    // busy machine) cannot tell one function from another. A hang does not
-    // come and go, so it is spared the extra run.
-    let as_they_are = !failing
-        .iter()
-        .any(|run| run.hung() && rerun.contains(&run.case));
-    let hung_after = failing
-        .iter()
-        .filter(|run| run.hung() && rerun.contains(&run.case))
-        .map(|run| run.took)
-        .min();
-    let suspects = in_likely_order(suspects, failing);
-    let marked = step.track().unwrap_or_default();
-    let written = marked.iter().filter(|m| !step.is_unwritten(m)).count();
-    let probe = Probe {
-        rerun,
-        as_they_are,
-        hung_after,
-        alone_too: written == marked.len(),
-        suspects,
-    };
-    let written = if marked.is_empty() {
-        probe.suspects.len()
-    } else {
-        written
-    };
-    progress.say(&which_function(probe.suspects.len(), written));
-    let in_copy = |err: String| {
-        tool_failed(step, "build the copy of your workshop", Some(copy), &err)
-    };
-    if let Some(found) =
-        all_at_once(step, copy, copy_cargo, &probe, progress).map_err(in_copy)?
-    {
-        return Ok(found);
-    }
-    progress.say("the switching copy did not build: one function at a time");
-    one_at_a_time(step, copy, copy_cargo, probe, progress).map_err(in_copy)
 }
 
 /// What the probe is about to do, counting the participant's functions
@@ -231,35 +210,6 @@ fn which_function(differ: usize, written: usize) -> String {
         "which function? {yours} from the authors' version: trying theirs in \
          {place}, in a copy of your code"
     )
-}
-
-/// Holds the copy for this check alone: another check (a second
-/// terminal), or `start`'s build ahead, has it first, this one waits here,
-/// and says so.
-fn hold_the_copy(
-    step: &Step,
-    probe: &Path,
-    progress: &Progress,
-) -> Result<lock::Held, String> {
-    let lock_file = probe.join("copy.lock");
-    fs::create_dir_all(probe)
-        .and_then(|()| {
-            lock::hold(&lock_file, || {
-                progress.say(&format!(
-                    "waiting for another check, or the build `start` began, \
-                     to finish with the copy of your workshop ({})",
-                    lock_file.display()
-                ));
-            })
-        })
-        .map_err(|err| {
-            tool_failed(
-                step,
-                "take its turn at the copy",
-                Some(&lock_file),
-                &err.to_string(),
-            )
-        })
 }
 
 /// What the participant reads when the probe's own machinery fails: what
@@ -301,34 +251,42 @@ struct Probe<'a> {
     hung_after: Option<Duration>,
     /// Whether each suspect is also rerun as the only one of the
     /// participant's (`switching::switch_sets`): only when no function is
-    /// blank. A blank one's `todo!()` fails a test whatever the others
-    /// are, and not always in words that say so (a demo's panic, seen by
-    /// the trace's test as a trace cut short), so a right function left
-    /// alone among the authors' was called wrong on its own.
+    /// blank, as a blank one's `todo!()` fails tests whatever the others
+    /// are, not always in words that say so.
     alone_too: bool,
 }
 
-impl Probe<'_> {
-    /// Whether a switched rerun that passed in `took` shows the test
-    /// ending where the participant's did not: in well under the time the
-    /// participant's ran without ending. A test only slow on a busy
-    /// machine is as slow with the switch, and is not taken for a hang.
+impl<'a> Probe<'a> {
+    fn new(suspects: &[&'a Marked], failing: &[&TestRun], alone_too: bool) -> Self {
+        let rerun = tests_to_rerun(failing, suspects);
+        // A hang does not come and go: it is spared the rerun as it is.
+        let hung_after = failing
+            .iter()
+            .filter(|run| run.hung() && rerun.contains(&run.case))
+            .map(|run| run.took)
+            .min();
+        Probe {
+            rerun,
+            as_they_are: hung_after.is_none(),
+            suspects: in_likely_order(suspects, failing),
+            hung_after,
+            alone_too,
+        }
+    }
+
+    /// Whether a switched rerun that passed in `took` ended where the
+    /// participant's did not: in well under the time theirs ran without
+    /// ending. A test only slow on a busy machine is as slow switched.
     fn quick_enough(&self, took: Duration) -> bool {
-        quick_enough(self.hung_after, took)
+        self.hung_after.is_none_or(|hung| took * 2 < hung)
     }
 }
 
-/// `Probe::quick_enough`, for a probe already taken apart.
-fn quick_enough(hung_after: Option<Duration>, took: Duration) -> bool {
-    hung_after.is_none_or(|hung| took * 2 < hung)
-}
-
 /// The failing tests to rerun: the quickest first, hangs last, and of one
-/// file: the copy's build makes the executable of every file rerun, and
-/// a second file cost more build than its rerun told. Among hangs, the
-/// markers' own tests first: they are quick when right, where a demo's
-/// trace takes 3 s (step 7), too long beside a test stopped at 5 s to
-/// tell a fix from a slow machine (`Probe::quick_enough`).
+/// file, since the copy's build makes the executable of every file rerun.
+/// Among hangs, the markers' own tests first: they are quick when right,
+/// where a demo's trace takes seconds, too long to tell a fix from a slow
+/// machine (`Probe::quick_enough`).
 fn tests_to_rerun(failing: &[&TestRun], suspects: &[&Marked]) -> Vec<TestCase> {
     let own_file = |run: &TestRun| {
         suspects.iter().any(|m| {
@@ -342,10 +300,9 @@ fn tests_to_rerun(failing: &[&TestRun], suspects: &[&Marked]) -> Vec<TestCase> {
     let Some(first) = sorted.first() else {
         return Vec::new();
     };
-    let file = first.case.file.clone();
     sorted
         .iter()
-        .filter(|run| run.case.file == file)
+        .filter(|run| run.case.file == first.case.file)
         .take(RERUN)
         .map(|run| run.case.clone())
         .collect()
@@ -360,3 +317,6 @@ fn in_likely_order<'a>(
     ordered.sort_by_key(|m| !failing.iter().any(|run| run.case.id() == m.test));
     ordered
 }
+
+#[cfg(test)]
+mod tests;

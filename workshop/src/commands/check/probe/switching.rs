@@ -6,60 +6,66 @@
 //! switched to the authors', fails them on its own.
 
 use std::cell::RefCell;
+use std::cmp::Reverse;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::super::{Blame, authors_body, machine_trouble, test_settings};
-use super::{Found, Probe};
+use super::{Found, Probe, WorkshopCopy};
 use crate::runner::{
-    self, Cargo, PROBE_DEADLINE, Progress, RERUNS_AT_ONCE, TestCase, TestRun,
+    self, Built, Cargo, PROBE_DEADLINE, Progress, RERUNS_AT_ONCE, TestCase, TestRun,
 };
 use crate::step::Step;
-use crate::track::{self, Marked};
+use crate::track::Marked;
 
 /// Set in a rerun test's environment: the places in the track of the
 /// suspects whose authors' bodies the switching copy runs, separated by
 /// commas (`2` or `1,3,4`); the others run the participant's own.
 pub(super) const AUTHORS_BODY: &str = "WORKSHOP_AUTHORS_BODY";
 
-/// One build of a copy in which every suspect holds both bodies, the
-/// authors' and the participant's, and a switch (`AUTHORS_BODY`) between
-/// them; then every rerun at once, stopped as soon as one suspect's
-/// switch makes them all pass. A build per suspect, one after another,
-/// took 9-15 s each. `None` if the switching copy does not build (the
+/// How much longer than twice a switched rerun's pass the participant's
+/// own rerun must run on to count as failing again (`Reruns::of`).
+const OUTLASTED_BY: Duration = Duration::from_millis(500);
+
+/// Builds the switching copy, then runs every rerun at once, stopped as
+/// soon as the verdict is decided. `None` if the copy does not build (an
 /// authors' body may call what the participant's file no longer has).
 pub(super) fn all_at_once<'a>(
     step: &Step,
-    copy: &Path,
-    copy_cargo: &Cargo,
+    copy: &WorkshopCopy,
     probe: &Probe<'a>,
     progress: &Progress,
 ) -> Result<Option<Found<'a>>, String> {
-    let Some(switched) = write_switches(step, copy, &probe.suspects)? else {
+    if !write_switches(step, &copy.root, &probe.suspects)? {
+        return Ok(None);
+    }
+    let mut files: Vec<String> =
+        probe.rerun.iter().map(|c| c.file.clone()).collect();
+    files.dedup();
+    let Some((built, programs)) = build(step, &copy.cargo, &files, progress)? else {
         return Ok(None);
     };
-    let built = build_rerun(step, copy_cargo, &probe.rerun, progress);
-    let Ok(Some((rerun, programs))) = built else {
-        put_back(step, copy, &switched);
-        return built.map(|_| None);
-    };
-    let mut cases = Vec::new();
+    let mut sets = switch_sets(&probe.suspects, probe.alone_too);
     if probe.as_they_are {
-        cases.extend(rerun.iter().cloned());
+        sets.insert(0, Vec::new());
     }
-    for switches in switch_sets(&probe.suspects, probe.alone_too) {
-        let on = switches
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(",");
-        cases.extend(rerun.iter().map(|case| TestCase {
-            env: vec![(AUTHORS_BODY.to_owned(), on.clone())],
-            ..case.clone()
-        }));
+    let mut cases = Vec::new();
+    for set in sets {
+        let on: Vec<String> = set.iter().map(ToString::to_string).collect();
+        for case in &probe.rerun {
+            let Some(binary) = built.binaries.iter().find(|b| b.file == case.file)
+            else {
+                return Ok(None);
+            };
+            cases.push(TestCase {
+                binary: binary.path.clone(),
+                env: vec![(AUTHORS_BODY.to_owned(), on.join(","))],
+                ..case.clone()
+            });
+        }
     }
-    let mut settings = test_settings(copy_cargo, PROBE_DEADLINE, Some(&programs));
+    let mut settings = test_settings(&copy.cargo, PROBE_DEADLINE, Some(&programs));
     // A wrong suspect's reruns hang as the participant's did, to the
     // deadline: all at once, the culprit's are not queued behind them.
     settings.at_once = cases.len().min(RERUNS_AT_ONCE);
@@ -78,26 +84,19 @@ pub(super) fn all_at_once<'a>(
     Ok(Some(Reruns::of(probe, &ran.runs, &running).verdict()))
 }
 
-/// How much longer than twice a switched rerun's pass the participant's
-/// own rerun must run on to count as failing again (`Reruns::of`).
-const OUTLASTED_BY: Duration = Duration::from_millis(500);
-
 /// Which suspects each rerun switches to the authors' body, likeliest
 /// suspect first: each alone (does theirs fix it?), then all but each
 /// (does the participant's fail on its own?). With several functions
-/// wrong, no one switch makes the tests pass, and before the second kind
-/// the probe waited for every wrong switch's rerun to hang to its deadline
-/// (a step 5 with three wrong: 16 to 20 s from the save) to say only that
-/// more than one may be wrong.
+/// wrong, no one switch makes the tests pass: the second kind names one
+/// without waiting for every wrong switch's rerun to hang to its deadline.
 pub(super) fn switch_sets(suspects: &[&Marked], alone_too: bool) -> Vec<Vec<usize>> {
     let mut sets: Vec<Vec<usize>> = Vec::new();
     for suspect in suspects {
-        let mut all_but = if alone_too {
+        let all_but = if alone_too {
             alone_with_the_authors(suspects, suspect)
         } else {
             Vec::new()
         };
-        all_but.sort_unstable();
         for set in [vec![suspect.order], all_but] {
             if !set.is_empty() && !sets.contains(&set) {
                 sets.push(set);
@@ -107,13 +106,16 @@ pub(super) fn switch_sets(suspects: &[&Marked], alone_too: bool) -> Vec<Vec<usiz
     sets
 }
 
-/// The switches that leave `kept` the only suspect of the participant's.
+/// The switches, in order, that leave `kept` the only suspect of the
+/// participant's.
 fn alone_with_the_authors(suspects: &[&Marked], kept: &Marked) -> Vec<usize> {
-    suspects
+    let mut others: Vec<usize> = suspects
         .iter()
         .map(|m| m.order)
         .filter(|&order| order != kept.order)
-        .collect()
+        .collect();
+    others.sort_unstable();
+    others
 }
 
 /// What the reruns so far say, suspect by suspect.
@@ -122,9 +124,8 @@ pub(super) struct Reruns<'p, 'a> {
     /// The failing tests that also fail rerun as they are (all of them, if
     /// not rerun so), or `None` while those reruns are not all done.
     still_failing: Option<Vec<String>>,
-    /// For each suspect, in order: the tests still failing that its
-    /// authors' body makes pass, and whether all its reruns are done.
-    fixed: Vec<(Vec<String>, bool)>,
+    /// For each suspect, in order: the tests its authors' body makes pass.
+    fixed: Vec<Vec<String>>,
     /// For each suspect, in order: the tests that fail with it the only
     /// participant's function left (every other suspect switched to the
     /// authors'). Empty for a lone suspect: that is the rerun as it is.
@@ -148,21 +149,15 @@ impl<'p, 'a> Reruns<'p, 'a> {
         // what is left is a function not written yet.
         let at_a_todo =
             |run: &TestRun| run.outcome.message().contains("not yet implemented");
-        let outcome = |case: &TestCase, switches: &[usize]| {
+        let passed = |case: &TestCase, switches: &[usize]| {
             run_of(case, switches).map(|run| {
                 (run.outcome.passed() && probe.quick_enough(run.took))
                     || at_a_todo(run)
             })
         };
-        let failed = |case: &TestCase, switches: &[usize]| {
-            run_of(case, switches)
-                .is_some_and(|run| !run.outcome.passed() && !at_a_todo(run))
-        };
         // Rerun as it is, a test that runs on long after a switch made it
         // pass fails as it did: one whose failure comes and goes would end
-        // about as soon as the switched one. The verdict need not wait for
-        // the participant's own failure (step 7: 2 s of a slow reader's
-        // deadline, where the authors' passes in half a second).
+        // about as soon as the switched one.
         let outlasted = |case: &TestCase| {
             let Some((_, ran_for)) = running.iter().find(|(other, _)| {
                 other.id() == case.id() && switched_to(other).is_empty()
@@ -176,59 +171,47 @@ impl<'p, 'a> Reruns<'p, 'a> {
                     && *ran_for > run.took * 2 + OUTLASTED_BY
             })
         };
+        let ids_of = |keep: &dyn Fn(&TestCase) -> bool| -> Vec<String> {
+            probe
+                .rerun
+                .iter()
+                .filter(|case| keep(case))
+                .map(TestCase::id)
+                .collect()
+        };
         let still_failing = if probe.as_they_are {
             probe
                 .rerun
                 .iter()
                 .map(|case| {
-                    let failed = outcome(case, &[]).map(|passed| !passed);
-                    let failed =
-                        failed.or_else(|| outlasted(case).then_some(true))?;
-                    Some((case.id(), !failed))
+                    let passed = passed(case, &[])
+                        .or_else(|| outlasted(case).then_some(false))?;
+                    Some((!passed).then(|| case.id()))
                 })
                 .collect::<Option<Vec<_>>>()
-                .map(|all| {
-                    all.into_iter()
-                        .filter(|(_, passed)| !passed)
-                        .map(|(id, _)| id)
-                        .collect()
-                })
+                .map(|failing| failing.into_iter().flatten().collect())
         } else {
-            Some(probe.rerun.iter().map(TestCase::id).collect())
+            Some(ids_of(&|_| true))
         };
         let fixed = probe
             .suspects
             .iter()
             .map(|suspect| {
-                let outcomes: Vec<(String, Option<bool>)> = probe
-                    .rerun
-                    .iter()
-                    .map(|case| (case.id(), outcome(case, &[suspect.order])))
-                    .collect();
-                let done = outcomes.iter().all(|(_, passed)| passed.is_some());
-                let passing = outcomes
-                    .into_iter()
-                    .filter(|(_, passed)| *passed == Some(true))
-                    .map(|(id, _)| id)
-                    .collect();
-                (passing, done)
+                ids_of(&|case| passed(case, &[suspect.order]) == Some(true))
             })
             .collect();
         let alone_fails = probe
             .suspects
             .iter()
             .map(|kept| {
-                let mut others = alone_with_the_authors(&probe.suspects, kept);
+                let others = alone_with_the_authors(&probe.suspects, kept);
                 if others.is_empty() || !probe.alone_too {
                     return Vec::new();
                 }
-                others.sort_unstable();
-                probe
-                    .rerun
-                    .iter()
-                    .filter(|case| failed(case, &others))
-                    .map(TestCase::id)
-                    .collect()
+                ids_of(&|case| {
+                    run_of(case, &others)
+                        .is_some_and(|run| !run.outcome.passed() && !at_a_todo(run))
+                })
             })
             .collect();
         Reruns {
@@ -250,12 +233,13 @@ impl<'p, 'a> Reruns<'p, 'a> {
             || self
                 .fixed
                 .iter()
-                .any(|(passing, _)| failing.iter().all(|id| passing.contains(id)))
+                .any(|passing| failing.iter().all(|id| passing.contains(id)))
             || self.alone_fails.iter().any(|fails| !fails.is_empty())
     }
 
-    /// The suspect whose body makes the most of the tests still failing
-    /// pass (the likeliest of equals).
+    /// The suspect whose body makes all the tests still failing pass, else
+    /// one that fails them on its own, else the one whose body makes the
+    /// most pass (the likeliest of equals).
     pub(super) fn verdict(&self) -> Found<'a> {
         let Some(failing) = &self.still_failing else {
             return Found::Nothing;
@@ -263,46 +247,36 @@ impl<'p, 'a> Reruns<'p, 'a> {
         if failing.is_empty() {
             return Found::PassedOnRerun;
         }
-        let mut best: Option<(&Marked, Vec<String>)> = None;
-        for (suspect, (passing, _)) in self.probe.suspects.iter().zip(&self.fixed) {
-            let passing: Vec<String> = passing
-                .iter()
-                .filter(|id| failing.contains(id))
-                .cloned()
-                .collect();
-            if !passing.is_empty()
-                && best
-                    .as_ref()
-                    .is_none_or(|(_, most)| passing.len() > most.len())
-            {
-                best = Some((suspect, passing));
-            }
+        let suspects = &self.probe.suspects;
+        let best = suspects
+            .iter()
+            .zip(&self.fixed)
+            .map(|(suspect, passing)| {
+                let passing: Vec<String> = passing
+                    .iter()
+                    .filter(|id| failing.contains(id))
+                    .cloned()
+                    .collect();
+                (*suspect, passing)
+            })
+            .filter(|(_, passing)| !passing.is_empty())
+            .rev()
+            .max_by_key(|(_, passing)| passing.len());
+        let fixes_all =
+            |(_, passing): &(_, Vec<String>)| passing.len() == failing.len();
+        if let Some((suspect, passing)) = best.as_ref().filter(|b| fixes_all(b)) {
+            return Found::Culprit(blame(suspect, passing.clone(), failing.len()));
         }
-        if let Some((suspect, passing)) = &best {
-            if passing.len() == failing.len() {
-                return Found::Culprit(blame(
-                    suspect,
-                    passing.clone(),
-                    true,
-                    failing.len(),
-                ));
-            }
-        }
-        let on_its_own = self
-            .probe
-            .suspects
+        let on_its_own = suspects
             .iter()
             .zip(&self.alone_fails)
             .find(|(_, fails)| !fails.is_empty());
         if let Some((suspect, fails)) = on_its_own {
             return Found::Culprit(blame_alone(suspect, fails.clone()));
         }
-        match best {
-            Some((suspect, passing)) => {
-                Found::Culprit(blame(suspect, passing, false, failing.len()))
-            }
-            None => Found::Nothing,
-        }
+        best.map_or(Found::Nothing, |(suspect, passing)| {
+            Found::Culprit(blame(suspect, passing, failing.len()))
+        })
     }
 }
 
@@ -322,21 +296,21 @@ fn switched_to(case: &TestCase) -> Vec<usize> {
 
 /// The blame for `suspect`, whose authors' body made `passing` pass, of
 /// `rerun` failing tests.
-pub(super) fn blame(
-    suspect: &Marked,
-    passing: Vec<String>,
-    all: bool,
-    rerun: usize,
-) -> Blame<'_> {
+fn blame(suspect: &Marked, passing: Vec<String>, rerun: usize) -> Blame<'_> {
+    let one = rerun == 1;
     Blame {
         function: suspect,
         why: format!(
             "with the authors' `{}` put back in a copy of your code, {} \
              failing test{} rerun there no longer fail{} this way",
             suspect.function,
-            if all { "the" } else { "some" },
-            if rerun == 1 { "" } else { "s" },
-            if rerun == 1 { "s" } else { "" },
+            if passing.len() == rerun {
+                "the"
+            } else {
+                "some"
+            },
+            if one { "" } else { "s" },
+            if one { "s" } else { "" },
         ),
         tests: passing,
     }
@@ -363,58 +337,44 @@ fn blame_alone(suspect: &Marked, failing: Vec<String>) -> Blame<'_> {
 }
 
 /// Writes each suspect into the copy with both bodies and the switch
-/// between them. The files written, with the participant's text of each;
-/// `None` if a body cannot be found (nothing is written then); `Err` if
-/// the copy cannot be written.
+/// between them: `false` if a body cannot be found, `Err` if the copy
+/// cannot be written.
 fn write_switches(
     step: &Step,
     copy: &Path,
     suspects: &[&Marked],
-) -> Result<Option<Vec<(String, String)>>, String> {
+) -> Result<bool, String> {
     let mut files: Vec<&str> = suspects.iter().map(|m| m.file.as_str()).collect();
     files.sort_unstable();
     files.dedup();
-    let mut switched = Vec::new();
     for file in files {
         let theirs = step.read(file);
-        let Ok(mut found) = track::markers_in(file, &theirs) else {
-            return Ok(None);
-        };
-        found.retain(|m| {
-            suspects
-                .iter()
-                .any(|s| s.file == file && s.order == m.order)
-        });
-        // From the end of the file: each body's place stays as found.
-        found.sort_by_key(|m| std::cmp::Reverse(m.body.start));
         let mut text = theirs.clone();
-        for marked in &found {
-            let Some(authors) = authors_body(step, marked) else {
-                return Ok(None);
+        let mut in_file: Vec<&Marked> = suspects
+            .iter()
+            .copied()
+            .filter(|m| m.file == file)
+            .collect();
+        // From the end of the file: each body's place stays as found.
+        in_file.sort_by_key(|m| Reverse(m.body.start));
+        for marked in in_file {
+            let own = theirs.get(marked.body.clone());
+            let (Some(authors), Some(own)) = (authors_body(step, marked), own)
+            else {
+                return Ok(false);
             };
-            let own = &theirs[marked.body.clone()];
-            text.replace_range(
-                marked.body.clone(),
-                &switch(marked.order, &authors, own),
-            );
+            let switched = switch(marked.order, &authors, own);
+            text.replace_range(marked.body.clone(), &switched);
         }
-        switched.push((file.to_owned(), text));
-    }
-    for (file, text) in &mut switched {
-        let theirs = step.read(file);
-        let path = copy.join(&step.folder).join(&*file);
-        // Written again the same (by `build_ahead`, then by the probe of
-        // the same check), it would look newer to Cargo than its build, and
-        // be built again. (Not across checks: each check makes the copy's
-        // sources and build the participant's again, `prepare_copy`, and
-        // Cargo must then see the switches as new.)
-        if fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-            fs::write(&path, &*text)
+        // Written again the same (by `build_ahead`, then by the probe of the
+        // same check), it would look newer to Cargo than its build.
+        let path = copy.join(&step.folder).join(file);
+        if fs::read_to_string(&path).ok() != Some(text.clone()) {
+            fs::write(&path, text)
                 .map_err(|err| format!("{}: {err}", path.display()))?;
         }
-        *text = theirs;
     }
-    Ok(Some(switched))
+    Ok(true)
 }
 
 /// A body that runs the authors' `authors` when `AUTHORS_BODY` lists
@@ -431,73 +391,43 @@ pub(super) fn switch(order: usize, authors: &str, theirs: &str) -> String {
     )
 }
 
-/// Writes the participant's text back over the switched files, as new
-/// files (so Cargo rebuilds what was built from the switches).
-fn put_back(step: &Step, copy: &Path, switched: &[(String, String)]) {
-    for (file, theirs) in switched {
-        let _ = fs::write(copy.join(&step.folder).join(file), theirs);
-    }
-}
-
-/// Builds the switching copy and the test files `files` in it, before any
-/// test has failed, so that the probe that follows finds them built and
-/// only reruns (see `probe::build_ahead`). Whatever fails here, the probe
-/// meets again and says.
-pub(super) fn build_ahead(
+/// Builds in `copy`, ahead of any failure, the switching copy for
+/// `suspects` with the test files `files`: started with the tests, the
+/// probe then mostly only reruns. Whatever fails here, the probe meets
+/// again and says.
+pub fn build_ahead(
     step: &Step,
-    copy: &Path,
-    copy_cargo: &Cargo,
+    copy: &WorkshopCopy,
     suspects: &[&Marked],
     files: &[String],
 ) {
-    let quiet = Progress::new(true);
-    if !matches!(write_switches(step, copy, suspects), Ok(Some(_))) {
-        return;
-    }
-    if matches!(runner::build_tests(copy_cargo, files, &quiet), Ok(Ok(_))) {
-        if let Ok(programs) =
-            runner::build_programs(copy_cargo, &step.package(), &quiet)
-        {
+    if write_switches(step, &copy.root, suspects) == Ok(true) {
+        let built = build(step, &copy.cargo, files, &Progress::new(true));
+        if let Ok(Some((_, programs))) = built {
             runner::remove_programs(&programs);
         }
     }
 }
 
-/// Builds the copy's tests of `cases`; the same cases, in the copy's
-/// executables. `None` if the code does not compile (an authors' body may
-/// call what the participant's file no longer has); `Err` if the build
+/// Builds the copy's test files `files`, then the step's programs, which
+/// the reruns run. `None` if the code does not compile; `Err` if the build
 /// failed for want of the machine's means (no space left, Cargo gone).
-pub(super) fn build_rerun(
+fn build(
     step: &Step,
     cargo: &Cargo,
-    cases: &[TestCase],
+    files: &[String],
     progress: &Progress,
-) -> Result<Option<(Vec<TestCase>, PathBuf)>, String> {
-    let mut files: Vec<String> =
-        cases.iter().map(|case| case.file.clone()).collect();
-    files.dedup();
-    let built = match runner::build_tests(cargo, &files, progress)? {
+) -> Result<Option<(Built, PathBuf)>, String> {
+    let built = match runner::build_tests(cargo, files, progress)? {
         Ok(built) => built,
         Err(error) if machine_trouble(&error.message).is_some() => {
             return Err(error.message);
         }
         Err(_) => return Ok(None),
     };
-    // The reruns run the step's program too: built now, not in their time.
-    let programs = match runner::build_programs(cargo, &step.package(), progress) {
-        Ok(folder) => folder,
-        Err(error) if machine_trouble(&error).is_some() => return Err(error),
-        Err(_) => return Ok(None),
-    };
-    let cases = cases
-        .iter()
-        .map(|case| {
-            let binary = built.binaries.iter().find(|b| b.file == case.file)?;
-            Some(TestCase {
-                binary: binary.path.clone(),
-                ..case.clone()
-            })
-        })
-        .collect::<Option<Vec<_>>>();
-    Ok(cases.map(|cases| (cases, programs)))
+    match runner::build_programs(cargo, &step.package(), progress) {
+        Ok(folder) => Ok(Some((built, folder))),
+        Err(error) if machine_trouble(&error).is_some() => Err(error),
+        Err(_) => Ok(None),
+    }
 }

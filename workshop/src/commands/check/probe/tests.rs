@@ -62,6 +62,7 @@ fn culprit(found: Found) -> (String, Vec<String>) {
         Found::Culprit(blame) => (blame.function.function.clone(), blame.tests),
         Found::PassedOnRerun => panic!("passed on rerun"),
         Found::Nothing => panic!("nothing found"),
+        Found::Untried => panic!("the copy did not build"),
         Found::ToolFailed(failure) => panic!("the tool failed: {failure}"),
     }
 }
