@@ -631,7 +631,10 @@ macro_rules! timeout_io_misuse {
                         let mut buf = [0; 8];
                         let read =
                             timeout(Duration::from_millis(1), near.read(&mut buf));
-                        assert!(read.await.is_err(), "a read with nothing sent ended");
+                        assert!(
+                            read.await.is_err(),
+                            "a read with nothing sent ended"
+                        );
                         (near, far)
                     })
                     .unwrap();
