@@ -1,7 +1,7 @@
 // The scenarios of `lost_wake_ups.rs`, one copy: each file that includes
 // this one names the crates it runs them on (`lost_wake_ups!(step05)`),
-// `tests/tests/lost_wake_ups.rs` steps 5 to 8, `beyond/tests/lost_wake_ups.rs`
-// step 8's API in `fast`.
+// `tests/tests/lost_wake_ups.rs` steps 5 to 8,
+// `beyond/same-tests/lost_wake_ups.rs` `fast` (under the name `step08`).
 
 use std::cell::{Cell, RefCell};
 use std::future;
