@@ -1,12 +1,13 @@
-//! The workshop's side: every workload on step 8's runtime, the loop this
-//! book builds. It has the same shape as `tokio_side.rs`, function for
-//! function, so the two can be read side by side.
-//!
-//! Where the two differ, it is step 8's API showing through: `block_on`
-//! takes a future that owns what it uses (`'static`), so the delays are
-//! copied in; a task owns its socket, so the streaming client reads and
-//! writes through two handles on one connection (`try_clone`); and a
-//! cancelled `JoinHandle` stops the echo server instead of `abort`.
+// Every workload on a runtime with step 8's API, `runtime`: step 8's own,
+// the loop the book builds, and `fast`'s, the same API made fast
+// (`sides/mod.rs` compiles this file once for each). It has the same shape
+// as `tokio_side.rs`, function for function, so the two read side by side.
+//
+// Where they differ, it is step 8's API showing through: `block_on` takes
+// a future that owns what it uses (`'static`), so the delays are copied in;
+// a task owns its socket, so the streaming client reads and writes through
+// two handles on one connection (`try_clone`); and a cancelled
+// `JoinHandle` stops the echo server instead of `abort`.
 
 use std::io;
 use std::net::SocketAddr;
@@ -14,11 +15,11 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use bench::{EchoPlan, Sample, Side, Stopwatch, lateness_ns};
-use step08::{EventLoop, JoinHandle, TcpListener, TcpStream, spawn};
+use runtime::{EventLoop, JoinHandle, TcpListener, TcpStream, spawn};
 
-/// Step 8's version of every workload.
+/// The `runtime`'s version of every workload.
 pub const SIDE: Side = Side {
-    name: "ours",
+    name: NAME,
     spawn_join,
     yield_switch,
     sleeps,
@@ -63,7 +64,7 @@ fn yield_switch(switches: usize) -> Sample {
 
 async fn yield_times(times: usize) {
     for _ in 0..times {
-        step08::yield_now().await;
+        runtime::yield_now().await;
     }
 }
 
@@ -73,7 +74,7 @@ fn sleeps(delays: &[Duration], cancel_half: bool) -> Sample {
         let clock = Stopwatch::start();
         let sleepers: Vec<_> = delays
             .into_iter()
-            .map(|delay| spawn(step08::sleep(delay)))
+            .map(|delay| spawn(runtime::sleep(delay)))
             .collect();
         if cancel_half {
             // A task spawned after the sleepers runs after each has started
@@ -121,7 +122,7 @@ fn sleeps_from_first_poll(delays: &[Duration]) -> Sample {
 /// Sleeps for `delay` from when it first runs: the `Sleep`, and so its
 /// deadline, is made at the task's first poll, not when it is spawned.
 async fn sleep_from_first_poll(delay: Duration) {
-    step08::sleep(delay).await;
+    runtime::sleep(delay).await;
 }
 
 fn lateness(delays: &[Duration]) -> Vec<i64> {
@@ -142,14 +143,14 @@ fn lateness(delays: &[Duration]) -> Vec<i64> {
 /// Sleeps for `delay` from when it first runs, and says how late it woke.
 async fn sleep_measured(delay: Duration) -> i64 {
     let deadline = Instant::now() + delay;
-    step08::sleep_until(deadline).await;
+    runtime::sleep_until(deadline).await;
     lateness_ns(deadline, Instant::now())
 }
 
 fn idle(wait: Duration) -> Sample {
     block_on(async move {
         let clock = Stopwatch::start();
-        step08::sleep(wait).await;
+        runtime::sleep(wait).await;
         clock.stop()
     })
 }
@@ -238,7 +239,7 @@ async fn round_trips(mut connection: TcpStream, plan: EchoPlan) -> io::Result<()
     Ok(())
 }
 
-/// Fills `buf` from `connection`: step 8 has no `read_exact`, so here it is.
+/// Fills `buf` from `connection`: step 8's API has no `read_exact`, so here it is.
 async fn read_exact(connection: &mut TcpStream, buf: &mut [u8]) -> io::Result<()> {
     let mut filled = 0;
     while filled < buf.len() {
