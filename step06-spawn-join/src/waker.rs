@@ -31,8 +31,7 @@ pub(crate) struct TaskId(pub(crate) u64);
 /// just before it polls the task.
 pub(crate) struct TaskWaker {
     task: TaskId,
-    /// Where `spawn` was called (in debug builds): how a lost wake-up
-    /// names the task.
+    /// Where `spawn` was called: how a lost wake-up names the task.
     pub(crate) spawned_at: SpawnedAt,
     queued: AtomicBool,
     woken: Arc<WokenTasks>,

@@ -35,8 +35,7 @@ pub(crate) struct TaskId(pub(crate) u64);
 #[derive(Debug)]
 pub(crate) struct TaskWaker {
     task: TaskId,
-    /// Where `spawn` was called (in debug builds): how a lost wake-up
-    /// names the task.
+    /// Where `spawn` was called: how a lost wake-up names the task.
     pub(crate) spawned_at: SpawnedAt,
     queued: AtomicBool,
     cancelled: AtomicBool,
