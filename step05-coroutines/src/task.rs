@@ -3,7 +3,6 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::future::Future;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
@@ -31,7 +30,7 @@ type TaskFuture = Pin<Box<dyn Future<Output = ()>>>;
 /// The loop's tasks: every future not yet done, by id, and the list their
 /// wakers write to.
 pub(crate) struct Tasks {
-    table: RefCell<HashMap<TaskId, Task, SequentialIds>>,
+    table: RefCell<HashMap<TaskId, Task>>,
     next_id: Cell<u64>,
     woken: Arc<WokenTasks>,
     /// The ids `poll_woken` is working through; empty between turns, and
@@ -43,7 +42,7 @@ pub(crate) struct Tasks {
 impl Tasks {
     pub(crate) fn new(woken: WokenTasks) -> Self {
         Tasks {
-            table: RefCell::new(HashMap::default()),
+            table: RefCell::new(HashMap::new()),
             next_id: Cell::new(0),
             woken: Arc::new(woken),
             polling: Cell::new(Vec::new()),
@@ -181,43 +180,13 @@ impl Tasks {
 }
 
 // ---------------------------------------------------------------------------
-// Plumbing: not the lesson. The count the loop's `Debug` shows, and the
-// task table's hasher, a performance choice. A reader may stop here.
+// Plumbing: not the lesson. The count the loop's `Debug` shows. A reader
+// may stop here.
 // ---------------------------------------------------------------------------
 
 impl Tasks {
     /// How many tasks are not done yet.
     pub(crate) fn len(&self) -> usize {
         self.table.borrow().len()
-    }
-}
-
-/// How the task table hashes its ids: a performance choice, not the lesson.
-/// `HashMap`'s default hasher is built to resist keys an attacker picks, and
-/// costs tens of nanoseconds a lookup; the loop looks a task up two or three
-/// times a poll. Task ids are counted out by the loop itself, so no one
-/// picks them, and the id can be its own hash. `HashMap` finds a key's
-/// slot from the hash's low bits, so consecutive ids get consecutive slots,
-/// and tasks spawned together sit together in memory, as in a `Vec`: a hash
-/// that scatters them, such as Fibonacci hashing, costs a cache miss per
-/// lookup once there are a million tasks. `HashMap` also reads a 7-bit tag
-/// from the top bits, all zeros in an id: the id's low bits go there too.
-pub(crate) type SequentialIds = BuildHasherDefault<IdHasher>;
-
-/// The hasher `SequentialIds` builds, holding the hash of one id.
-#[derive(Default)]
-pub(crate) struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("task ids hash as one u64");
-    }
-
-    fn write_u64(&mut self, id: u64) {
-        self.0 = id ^ (id << 57);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
     }
 }

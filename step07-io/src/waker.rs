@@ -31,8 +31,7 @@ pub(crate) struct TaskId(pub(crate) u64);
 /// just before it polls the task.
 pub(crate) struct TaskWaker {
     task: TaskId,
-    /// Where `spawn` was called (in debug builds): how a lost wake-up
-    /// names the task.
+    /// Where `spawn` was called: how a lost wake-up names the task.
     pub(crate) spawned_at: SpawnedAt,
     queued: AtomicBool,
     woken: Arc<WokenTasks>,
@@ -112,10 +111,10 @@ impl WokenTasks {
 
     fn push(&self, task: TaskId) {
         self.lock().push(task);
-        // Performance, not the lesson: this check only saves a system call.
         // On the loop's own thread the loop is running, not blocked: it reads
-        // this list before it next waits, and the system call can be saved.
-        if this_thread() != Some(self.loop_thread) {
+        // this list before it next waits. An interrupt from here would only
+        // end that next wait at once, for a turn with nothing to do.
+        if thread::current().id() != self.loop_thread {
             // An error means the poller is gone with its loop: nothing to wake.
             let _ = self.interrupt.wake();
         }
@@ -135,22 +134,9 @@ impl WokenTasks {
 // ANCHOR_END: woken_tasks
 
 // ---------------------------------------------------------------------------
-// Plumbing: not the lesson. The id of the waking thread, found without
-// touching the thread's handle; and the list's lock, which shrugs off
-// poisoning so that no wake-up can panic. A reader may stop here.
+// Plumbing: not the lesson. The list's lock, which shrugs off poisoning so
+// that no wake-up can panic. A reader may stop here.
 // ---------------------------------------------------------------------------
-
-/// The id of the thread that calls it. `thread::current()` would count one
-/// more owner of the thread's handle, an atomic add and sub, on every wake;
-/// a thread-local remembers the id instead. `None` while the thread's locals
-/// are being destroyed: the caller then takes it for another thread, which
-/// costs a system call and is always safe.
-fn this_thread() -> Option<ThreadId> {
-    thread_local! {
-        static THIS_THREAD: ThreadId = thread::current().id();
-    }
-    THIS_THREAD.try_with(|id| *id).ok()
-}
 
 impl WokenTasks {
     /// Whether `task` is on the list: the trace asks, after a task's poll,

@@ -30,12 +30,6 @@ use crate::task::Tasks;
 use crate::trace::Trace;
 use crate::waker::WokenTasks;
 
-// Faster, not new: the loop's clock in ticks, its tokens' hasher, its
-// sockets' readable edges and the reactor's short reads. Read it after the
-// lesson.
-pub(crate) mod faster;
-use faster::{LoopClock, ReadableEdges, SequentialTokens, Ticks};
-
 // ANCHOR: callback
 /// One piece of work: a closure that runs once and may schedule more work on
 /// the loop it is given.
@@ -55,11 +49,10 @@ pub struct EventLoop {
     ready: RefCell<VecDeque<Callback>>,
     timers: RefCell<BinaryHeap<Timer>>,
     pending_timers: Rc<RefCell<PendingTimers>>,
-    clock: LoopClock,
     running: Cell<bool>,
     poll: RefCell<Poll>,
     events: RefCell<Events>,
-    io_waiters: RefCell<HashMap<Token, IoWaiters, SequentialTokens>>,
+    io_waiters: RefCell<HashMap<Token, IoWaiters>>,
     next_token: Cell<usize>,
     pub(crate) trace: Trace,
     tasks: Tasks,
@@ -73,11 +66,10 @@ impl EventLoop {
             ready: RefCell::new(VecDeque::new()),
             timers: RefCell::new(BinaryHeap::new()),
             pending_timers: Rc::default(),
-            clock: LoopClock::start(),
             running: Cell::new(false),
             poll: RefCell::new(poll),
             events: RefCell::new(Events::with_capacity(EVENTS_PER_POLL)),
-            io_waiters: RefCell::new(HashMap::default()),
+            io_waiters: RefCell::new(HashMap::new()),
             next_token: Cell::new(0),
             trace: Trace::from_env(),
             tasks,
@@ -120,7 +112,6 @@ impl EventLoop {
 
     fn set_timer(&self, deadline: Instant, action: TimerAction) -> TimerHandle {
         let id = self.pending_timers.borrow_mut().insert(action);
-        let deadline = self.clock.ticks(deadline);
         self.timers.borrow_mut().push(Timer { deadline, id });
         TimerHandle {
             id,
@@ -307,7 +298,7 @@ impl EventLoop {
         let timers = self.timers.borrow();
         let earliest = timers.peek()?;
         // A deadline already passed (a late turn) gives zero: its timer is due now.
-        Some(self.clock.until(earliest.deadline))
+        Some(earliest.deadline.saturating_duration_since(Instant::now()))
     }
     // ANCHOR_END: wait_time
 
@@ -388,7 +379,7 @@ impl EventLoop {
     /// ready queue, earliest first, and wakes the task of every due `Sleep`;
     /// timers with equal deadlines keep the order they were scheduled in.
     fn move_due_timers_to_ready(&self) {
-        let now = self.clock.now();
+        let now = Instant::now();
         while let Some(action) = self.pop_due_timer(now) {
             match action {
                 TimerAction::Run(callback) => {
@@ -404,7 +395,7 @@ impl EventLoop {
     /// Takes the earliest timer off the heap if its deadline has passed, and
     /// its action out of the pending timers. A cancelled one met on the way
     /// is simply dropped.
-    fn pop_due_timer(&self, now: Ticks) -> Option<TimerAction> {
+    fn pop_due_timer(&self, now: Instant) -> Option<TimerAction> {
         let mut timers = self.timers.borrow_mut();
         while timers.peek().is_some_and(|timer| timer.deadline <= now) {
             let timer = timers.pop().expect("peek just saw this timer");
@@ -412,7 +403,7 @@ impl EventLoop {
                 let runs_callback = matches!(action, TimerAction::Run(_));
                 self.trace.timer_due(
                     timer.id.sequence,
-                    self.clock.instant(timer.deadline),
+                    timer.deadline,
                     runs_callback,
                 );
                 return Some(action);
@@ -653,7 +644,7 @@ where
 /// number breaks ties, so timers with equal deadlines fire in the order they
 /// were scheduled.
 struct Timer {
-    deadline: Ticks,
+    deadline: Instant,
     id: TimerId,
 }
 
@@ -776,8 +767,6 @@ const WAKER_TOKEN: Token = Token(usize::MAX);
 struct IoWaiters {
     read: Option<Callback>,
     write: Option<Callback>,
-    /// Counted for the reactor's short reads (`faster.rs`).
-    readable_edges: ReadableEdges,
 }
 
 impl IoWaiters {
@@ -786,12 +775,10 @@ impl IoWaiters {
     }
 
     /// Takes the callbacks that `event` makes ready. A closed or failed
-    /// socket wakes both sides, so each finds out when it tries. Counts the
-    /// readable edges, for the reactor's short reads, as it goes.
+    /// socket wakes both sides, so each finds out when it tries.
     fn take_ready(&mut self, event: &Event) -> impl Iterator<Item = Callback> {
         let failed = event.is_error();
         let read = if event.is_readable() || event.is_read_closed() || failed {
-            self.readable_edges.count(event);
             self.read.take()
         } else {
             None
@@ -870,13 +857,9 @@ impl TimerHandle {
     }
 
     fn is_pending(&self) -> bool {
-        self.pending() == Some(true)
-    }
-
-    /// Whether the timer is pending; `None` once its loop is gone.
-    fn pending(&self) -> Option<bool> {
-        let pending_timers = self.pending_timers.upgrade()?;
-        Some(pending_timers.borrow().contains(self.id))
+        self.pending_timers
+            .upgrade()
+            .is_some_and(|pending| pending.borrow().contains(self.id))
     }
 }
 

@@ -11,9 +11,7 @@
 //!
 //! # Reading map
 //!
-//! Read the files in this order: each one uses only the files above it,
-//! but for entry 12, `event_loop/faster.rs`: what made the loop faster
-//! without a new idea, fenced there to be read after the lesson.
+//! Read the files in this order: each one uses only the files above it.
 //! **NEW** marks what this step adds, in four parts: *tasks*, *timers*
 //! (and the sweep), *timeout*, and *servers* (shut down with their
 //! connections). Only `timeout.rs` is a new file: the others are step 7's,
@@ -43,33 +41,25 @@
 //!    `remove_cancelled_timers` (the sweep) at the start of `run_once`;
 //!    cancelled timers do not keep `never_wait_for_nothing` from looking.
 //!    (Tasks: `join_all` holds `CancelOnDrop`s, so dropping it cancels its
-//!    tasks.) Its deadlines are in `Ticks`, from `faster.rs`.
+//!    tasks.)
 //! 8. `sleep.rs`: step 7's. **NEW** (timers): a dropped `Sleep` cancels
 //!    its timer, and its timer owns the waker it wakes (`wake_at`): a poll
 //!    from another task replaces the timer. The sleep keeps no waker of
 //!    its own.
 //! 9. `timeout.rs` **NEW** (timeout): `timeout`, `TimedOut`.
 //! 10. `reactor.rs`: step 7's: `Socket`, `poll_io`, `async_io` (a read
-//!     dropped by `timeout` takes its waker back). Its `read` keeps the
-//!     short reads' proof, from `faster.rs`.
+//!     dropped by `timeout` takes its waker back).
 //! 11. `net.rs`: step 7's. **NEW** (servers): `ConnectionTasks`, which
 //!     cancels a server's connections when `accept_clients`'s task is
 //!     dropped.
-//! 12. `event_loop/faster.rs`: faster, not new: read after the lesson.
-//!     The loop's clock in `Ticks`, so a heap entry is 24 bytes;
-//!     `TimerHandle::has_fired`; the tokens' hasher; each socket's readable
-//!     edges, counted, and the short-read proof: a short read proves the
-//!     socket empty, so the next `read` waits without trying until the
-//!     loop counts a readable edge. A module of the loop's, so it may
-//!     read the loop's fields; `event_loop.rs` and `reactor.rs` use it.
-//! 13. `apps/mod.rs`: not the runtime: programs that run on it.
+//! 12. `apps/mod.rs`: not the runtime: programs that run on it.
 //!     - `apps/echo.rs`: step 7's echo server, unchanged.
 //!     - `apps/slow.rs`: step 7's slow server, unchanged.
 //!     - `apps/demo.rs`: rewritten. **NEW**: the demo's scenes: a task
 //!       cancelled, a request under `timeout`, a server shut down; and
 //!       `serve` and `serve-slow`, step 7's.
 //!     - `apps/terminal.rs`: step 7's `client` mode, unchanged.
-//! 14. `main.rs`: step 7's, but for the crate's name: arguments, errors,
+//! 13. `main.rs`: step 7's, but for the crate's name: arguments, errors,
 //!     exit codes, and a quiet end when stdout closes.
 //!
 //! A file with plumbing ends with it, behind a fenced "Plumbing" comment: a

@@ -4,7 +4,6 @@
 
 use std::error::Error;
 use std::fmt;
-#[cfg(debug_assertions)]
 use std::panic::Location;
 
 /// No task on the loop can ever be woken again, `block_on`'s own among
@@ -156,13 +155,9 @@ impl fmt::Debug for LostWakeUp {
     }
 }
 
-/// Where a task was spawned, in debug builds, which is how `cargo run` and
-/// `cargo test` build: the error can point at the line. Release builds
-/// (the benchmarks) keep nothing, since 8 bytes more in every task cost a
-/// few per cent of spawn's speed.
+/// Where a task was spawned: the error can point at the line.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SpawnedAt {
-    #[cfg(debug_assertions)]
     location: &'static Location<'static>,
 }
 
@@ -171,21 +166,14 @@ impl SpawnedAt {
     #[track_caller]
     pub(crate) fn here() -> Self {
         SpawnedAt {
-            #[cfg(debug_assertions)]
             location: Location::caller(),
         }
     }
 }
 
-/// `, spawned at file:line:column`, or nothing in a release build.
+/// `, spawned at file:line:column`.
 impl fmt::Display for SpawnedAt {
-    #[cfg(debug_assertions)]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, ", spawned at {}", self.location)
-    }
-
-    #[cfg(not(debug_assertions))]
-    fn fmt(&self, _: &mut fmt::Formatter<'_>) -> fmt::Result {
-        Ok(())
     }
 }

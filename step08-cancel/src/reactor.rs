@@ -1,8 +1,7 @@
 //! The reactor: how a task waits for a socket.
 //!
 //! A `Socket` is a non-blocking mio socket registered with the loop. Every
-//! operation on it is tried first (a read right after a short one asks the
-//! loop instead: see `read`). Only when the OS answers `WouldBlock`
+//! operation on it is tried first. Only when the OS answers `WouldBlock`
 //! does the task leave its waker with the loop, in a `read_wait` or
 //! `write_wait` callback whose one job is to wake it, and return `Pending`.
 //! When the loop's `poll` reports the socket ready, the callback runs, the
@@ -18,7 +17,6 @@ use std::task::{Context, Poll, Waker};
 use mio::event::Source;
 use mio::{Interest, Token};
 
-use crate::event_loop::faster::{Emptied, ShortReads};
 use crate::event_loop::{EventLoop, running_loop};
 
 // ANCHOR: socket
@@ -32,8 +30,6 @@ pub struct Socket<S: Source> {
     source: S,
     token: Token,
     event_loop: Weak<EventLoop>,
-    /// What its last read proved (`faster.rs`).
-    short_reads: ShortReads,
 }
 
 /// Which readiness a task waits for.
@@ -52,7 +48,6 @@ impl<S: Source> Socket<S> {
             source,
             token,
             event_loop: Rc::downgrade(&event_loop),
-            short_reads: ShortReads::default(),
         })
     }
     // ANCHOR_END: socket
@@ -195,24 +190,11 @@ where
     ///
     /// One read takes what the socket holds now, up to `buf`'s size. Bytes
     /// left over need no new readiness edge: the next `read` tries first,
-    /// and gets them at once. But a short read, fewer bytes than `buf`
-    /// holds, took all there was: the next `read` waits for the socket's
-    /// next readable edge without trying, which saves a system call per
-    /// message (tokio does the same).
+    /// and gets them at once. It awaits `async_io`, reading, with the read
+    /// into `buf` as the operation.
     pub async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let wanted = buf.len();
-        let emptied = self.short_reads.emptied(&self.event_loop, self.token);
-        let read = self
-            .async_io(Direction::Read, |mut source| {
-                if emptied.as_ref().is_some_and(Emptied::still_empty) {
-                    return Err(io::ErrorKind::WouldBlock.into()); // no use asking
-                }
-                source.read(buf)
-            })
-            .await?;
-        self.short_reads
-            .note_read(&self.event_loop, self.token, read, wanted);
-        Ok(read)
+        self.async_io(Direction::Read, |mut source| source.read(buf))
+            .await
     }
 
     /// Waits until the socket's send buffer has room, then writes what fits

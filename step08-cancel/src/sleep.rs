@@ -29,9 +29,8 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 /// The future `sleep` returns: seed 001's `LoopSleepGenerator` in Rust.
 ///
 /// Its first poll puts a timer on the running loop that wakes the task;
-/// polls after that ask whether the timer fired, or look at the clock.
-/// Until the first poll, nothing happens at all: a future does nothing
-/// until it is polled. Dropped, it
+/// polls after that look at the clock. Until the first poll, nothing
+/// happens at all: a future does nothing until it is polled. Dropped, it
 /// cancels its timer; and since timers can be cancelled, its timer owns
 /// the waker it wakes (`wake_at`: no callback, and no `Rc<RefCell<Waker>>`
 /// to share, as in step 7): a poll from another task replaces the timer.
@@ -49,12 +48,6 @@ impl Future for Sleep {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        // A timer that has fired saw the deadline pass: no need to read the
-        // clock, and nothing left to cancel.
-        if self.timer.as_ref().is_some_and(TimerHandle::has_fired) {
-            self.timer = None;
-            return Poll::Ready(());
-        }
         // Done by the clock, the timer may still be pending: the drop
         // cancels it.
         if Instant::now() >= self.deadline {

@@ -19,7 +19,7 @@ use workshop_tests::{HANG_LIMIT, within};
 
 /// The id of the calling thread, as the kernel knows it: what `kill`
 /// takes to reach this thread rather than any thread of the process.
-fn this_threads_id() -> Pid {
+fn kernel_thread_id() -> Pid {
     let link = std::fs::read_link("/proc/thread-self").expect("/proc/thread-self");
     // The link reads `PID/task/TID`.
     let tid = link
@@ -85,7 +85,7 @@ fn a_signal_that_interrupts_the_wait_only_starts_the_next_turn() {
     let outcome = within(HANG_LIMIT, move || {
         let lp = EventLoop::new().expect("a poller");
         wait_for_a_signal(&lp, handled);
-        let signaller = Signaller::start(this_threads_id());
+        let signaller = Signaller::start(kernel_thread_id());
         let outcome = lp.run();
         drop(signaller);
         outcome.map_err(|err| err.to_string())

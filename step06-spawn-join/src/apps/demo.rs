@@ -61,7 +61,7 @@ async fn nap(seconds: f64) -> f64 {
     seconds
 }
 
-/// Ticks every 0.25 s for ever, at 0.125 s, 0.375 s, ...: half-way between
+/// A tick every 0.25 s for ever, at 0.125 s, 0.375 s, ...: half-way between
 /// the naps' deadlines, so a tick and a nap never race to print first.
 ///
 /// Half-way keeps 0.125 s between a tick and the nearest nap, which is what

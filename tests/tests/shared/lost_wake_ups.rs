@@ -75,6 +75,43 @@ fn set_and_wake(woken: &Cell<bool>, waker: &RefCell<Option<Waker>>) {
     }
 }
 
+/// A waker woken when it is dropped: kept in a thread-local, it is woken
+/// by the thread-local's destructor, as its thread ends, while the
+/// thread's locals are being destroyed. Waking must not panic there: a
+/// panic in a thread-local's destructor aborts the whole process.
+struct WakesWhenDropped(Waker);
+
+impl Drop for WakesWhenDropped {
+    fn drop(&mut self) {
+        self.0.wake_by_ref();
+    }
+}
+
+thread_local! {
+    /// Where a thread keeps a waker it wakes as it ends.
+    static WOKEN_AS_THE_THREAD_ENDS: RefCell<Option<WakesWhenDropped>> =
+        const { RefCell::new(None) };
+}
+
+/// A future that hands its waker to another thread, which keeps it in a
+/// thread-local and ends after `delay`: the waker is woken by the
+/// thread-local's destructor.
+fn woken_as_a_thread_ends_after(delay: Duration) -> impl Future<Output = ()> {
+    let mut handed_over = false;
+    future::poll_fn(move |cx| {
+        if handed_over {
+            return Poll::Ready(());
+        }
+        handed_over = true;
+        let waker = WakesWhenDropped(cx.waker().clone());
+        thread::spawn(move || {
+            WOKEN_AS_THE_THREAD_ENDS.set(Some(waker));
+            thread::sleep(delay);
+        });
+        Poll::Pending
+    })
+}
+
 /// The first of two futures to be ready, polling both each time: a select
 /// made by hand.
 async fn first_of(one: impl Future<Output = ()>, other: impl Future<Output = ()>) {
@@ -144,6 +181,38 @@ macro_rules! lost_wake_ups {
                     lp.block_on(woken_by_a_thread_after(Duration::from_millis(300)))
                         .expect("a late wake-up from another thread is not lost");
                 });
+            }
+
+            #[test]
+            fn a_waker_woken_as_its_thread_ends_is_waited_for_and_wakes() {
+                within(NAMED_WITHIN, || {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    lp.block_on(woken_as_a_thread_ends_after(Duration::from_millis(300)))
+                        .expect("a wake-up from a thread-local's destructor is not lost");
+                });
+            }
+
+            #[test]
+            fn a_waker_woken_as_its_loops_thread_ends_is_harmless() {
+                // On the loop's own thread, after the loop is gone: the
+                // wake-up finds no loop to interrupt, and must not panic.
+                let ended = thread::spawn(|| {
+                    let lp = Rc::new(EventLoop::new().unwrap());
+                    let mut kept = false;
+                    lp.block_on(future::poll_fn(move |cx| {
+                        if kept {
+                            return Poll::Ready(());
+                        }
+                        kept = true;
+                        let waker = WakesWhenDropped(cx.waker().clone());
+                        WOKEN_AS_THE_THREAD_ENDS.set(Some(waker));
+                        cx.waker().wake_by_ref();
+                        Poll::Pending
+                    }))
+                    .unwrap();
+                })
+                .join();
+                assert!(ended.is_ok(), "the loop's thread panicked");
             }
 
             #[test]

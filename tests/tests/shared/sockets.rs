@@ -194,11 +194,12 @@ fn a_callback_dropped_by_the_loop_may_own_a_socket() {
     });
 }
 
-/// A read that takes fewer bytes than asked emptied its socket, so the next
-/// read waits for the next readable edge without trying. But when the end
-/// of stream came in the same edge as the bytes, no edge follows: the loop
-/// must remember that the socket was closed, or the second read waits for
-/// ever.
+/// The bytes and the end of stream come in one readable edge: the first
+/// read takes the bytes, the second must find the end of stream, though no
+/// edge follows. Step 8 tries every read first, and finds it. A runtime
+/// that takes a short read for proof that its socket is empty, and waits
+/// for the next edge without trying (`fast` does), must remember that the
+/// socket was closed, or the second read waits for ever.
 #[test]
 fn a_short_read_still_sees_the_end_of_stream_that_came_with_its_bytes() {
     within(HANG_LIMIT, || {
@@ -220,7 +221,8 @@ fn a_short_read_still_sees_the_end_of_stream_that_came_with_its_bytes() {
     });
 }
 
-/// After a short read, bytes that come later still wake the reader.
+/// After a read that took fewer bytes than its buffer holds, bytes that
+/// come later still wake the reader.
 #[test]
 fn after_a_short_read_bytes_that_come_later_are_read() {
     within(HANG_LIMIT, || {

@@ -78,7 +78,6 @@ const DIFF_PARTS: &[(u32, &[DiffPart])] = &[
             ),
             ("timeout", &["src/timeout.rs"]),
             ("servers", &["src/net.rs", "src/reactor.rs"]),
-            ("faster", &["src/event_loop/faster.rs"]),
             ("apps", APPS),
         ],
     ),
@@ -86,9 +85,8 @@ const DIFF_PARTS: &[(u32, &[DiffPart])] = &[
 
 /// Parts of a step's diff the book does not pin, because the chapter lists
 /// their files whole: each is a new file, so its diff would show the same
-/// lines again, each with a `+`. (Step 8's "faster" is the loop's
-/// performance machinery, fenced in a file of its own.)
-const LISTED_WHOLE: &[(u32, &str)] = &[(8, "timeout"), (8, "faster")];
+/// lines again, each with a `+`.
+const LISTED_WHOLE: &[(u32, &str)] = &[(8, "timeout")];
 
 /// The files of step `number` that its chapter lists whole instead of
 /// pinning their diff (paths in the step's folder).
