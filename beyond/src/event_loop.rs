@@ -1,7 +1,8 @@
 //! The loop: ready callbacks, the timing wheel, the sockets on one
 //! `mio::Poll`, and the task table. One turn: wait for I/O no longer than
 //! until the wheel's next tick (not at all when work is ready), advance
-//! the wheel, run the ready callbacks, poll the woken tasks.
+//! the wheel, run the ready callbacks, poll the woken tasks, and those
+//! they wake, up to `POLLS_PER_TURN` polls.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
@@ -227,8 +228,24 @@ impl EventLoop {
         self.wait_for_io(timeout)?;
         self.fire_due_timers();
         self.run_ready_callbacks();
-        self.tasks.poll_woken();
+        self.poll_woken_tasks();
         Ok(())
+    }
+
+    /// Polls the tasks woken before this phase, then those they woke, and
+    /// so on, until none is woken, a callback is ready, or the turn has
+    /// made `POLLS_PER_TURN` polls. Tasks that wake each other (`yield_now`,
+    /// a join, a channel) go on without a system call and a clock reading
+    /// between each poll, yet cannot keep sockets and timers waiting
+    /// longer than that many polls.
+    fn poll_woken_tasks(&self) {
+        let mut polled = self.tasks.poll_woken();
+        while polled < POLLS_PER_TURN
+            && self.tasks.any_woken()
+            && self.ready.borrow().is_empty()
+        {
+            polled += self.tasks.poll_woken();
+        }
     }
 
     fn has_work(&self) -> bool {
@@ -471,6 +488,11 @@ impl fmt::Debug for EventLoop {
 }
 
 const EVENTS_PER_POLL: usize = 1024;
+
+/// How many polls a turn goes on making while tasks wake tasks, before it
+/// looks at the sockets and the clock again: tokio's current-thread
+/// runtime looks every 61 polls (its `event_interval`), so this does too.
+const POLLS_PER_TURN: usize = 61;
 
 /// The token of the loop's `mio::Waker`; `register` counts up from zero.
 const WAKER_TOKEN: Token = Token(usize::MAX);
