@@ -25,10 +25,12 @@ use crate::task::Tasks;
 use crate::wheel::{Due, TICK_NS, TimerKey, Wheel};
 
 mod running;
+mod tick_timer;
 
 pub(crate) use running::running_loop;
 use running::{RunGuard, RunningLoop};
 pub use running::{join_all, spawn};
+use tick_timer::TickTimer;
 
 /// One piece of work: a closure that runs once on the loop it is given.
 pub type Callback = Box<dyn FnOnce(&EventLoop)>;
@@ -49,12 +51,14 @@ pub struct EventLoop {
     io_waiters: RefCell<HashMap<Token, IoWaiters, IdentityHash>>,
     next_token: Cell<usize>,
     tasks: Rc<Tasks>,
+    tick_timer: TickTimer,
 }
 
 impl EventLoop {
     pub fn new() -> io::Result<Self> {
         let poll = Poll::new()?;
         let tasks = Tasks::new(poll.registry(), WAKER_TOKEN)?;
+        let tick_timer = TickTimer::new(poll.registry(), TICK_TOKEN)?;
         Ok(EventLoop {
             ready: RefCell::new(VecDeque::new()),
             timers: Rc::new(RefCell::new(Wheel::new())),
@@ -67,6 +71,7 @@ impl EventLoop {
             io_waiters: RefCell::new(HashMap::default()),
             next_token: Cell::new(0),
             tasks: Rc::new(tasks),
+            tick_timer,
         })
     }
 
@@ -221,10 +226,19 @@ impl EventLoop {
     }
 
     fn run_once(&self) -> io::Result<()> {
-        let timeout = self.wait_time();
-        if timeout != Some(Duration::ZERO) {
-            self.never_wait_for_nothing()?;
-        }
+        let wait = self.wait_time();
+        let timeout = match wait {
+            Wait::Not => Some(Duration::ZERO),
+            Wait::UntilTick { at_ns, after } => {
+                self.never_wait_for_nothing()?;
+                self.tick_timer.set(at_ns, after)?;
+                Some(after)
+            }
+            Wait::ForEver => {
+                self.never_wait_for_nothing()?;
+                None
+            }
+        };
         self.wait_for_io(timeout)?;
         self.fire_due_timers();
         self.run_ready_callbacks();
@@ -255,18 +269,25 @@ impl EventLoop {
             || self.tasks.any_woken()
     }
 
-    /// Zero when work is ready; else until the wheel's next tick; else
-    /// `None`, for ever. mio rounds a timeout up to whole milliseconds, so
-    /// the wait never ends before the tick's instant.
-    fn wait_time(&self) -> Option<Duration> {
+    /// Not at all when work is ready; else until the wheel's next tick;
+    /// else for ever. The wait never ends before the tick's instant: mio
+    /// rounds its timeout up to whole milliseconds, and the tick timer
+    /// (`tick_timer.rs`) goes off at the instant, not before.
+    fn wait_time(&self) -> Wait {
         if !self.ready.borrow().is_empty() || self.tasks.any_woken() {
-            return Some(Duration::ZERO);
+            return Wait::Not;
         }
-        let next = self.timers.borrow().next_tick()?;
-        let at = next.saturating_mul(TICK_NS);
-        Some(Duration::from_nanos(
-            at.saturating_sub(self.ns(Instant::now())),
-        ))
+        let Some(next) = self.timers.borrow().next_tick() else {
+            return Wait::ForEver;
+        };
+        let at_ns = next.saturating_mul(TICK_NS);
+        match at_ns.saturating_sub(self.ns(Instant::now())) {
+            0 => Wait::Not,
+            after => Wait::UntilTick {
+                at_ns,
+                after: Duration::from_nanos(after),
+            },
+        }
     }
 
     /// Before a wait that no timer will end: if no socket is waited on
@@ -412,6 +433,17 @@ pub(crate) fn deadline_after(delay: Duration) -> Instant {
 
 const PRACTICALLY_NEVER: Duration = Duration::from_secs(30 * 365 * 24 * 60 * 60);
 
+/// How long a turn waits for I/O.
+enum Wait {
+    Not,
+    /// Until `at_ns` (since the loop's epoch), `after` from now.
+    UntilTick {
+        at_ns: u64,
+        after: Duration,
+    },
+    ForEver,
+}
+
 /// What a timer does when it fires.
 enum TimerAction {
     Run(Callback),
@@ -496,6 +528,9 @@ const POLLS_PER_TURN: usize = 61;
 
 /// The token of the loop's `mio::Waker`; `register` counts up from zero.
 const WAKER_TOKEN: Token = Token(usize::MAX);
+
+/// The token of the timer that ends a wait at the wheel's tick.
+const TICK_TOKEN: Token = Token(usize::MAX - 1);
 
 /// What waits on one socket, for reading and for writing, and its
 /// readable edges.

@@ -17,9 +17,10 @@
 //!
 //! Never early: a deadline's tick is its nanoseconds rounded *up* to the
 //! next millisecond, and a tick fires only once the clock, rounded *down*,
-//! has reached it. The loop sleeps until the next tick's instant (mio
-//! rounds a timeout up to whole milliseconds), so a timer fires within a
-//! tick of its deadline when the loop is not busy elsewhere.
+//! has reached it. The loop sleeps until the next tick's instant, not
+//! less (mio rounds a timeout up to whole milliseconds; on Linux a timerfd
+//! ends the wait at the instant itself), so a timer fires within a tick of
+//! its deadline when the loop is not busy elsewhere.
 
 use slab::Slab;
 

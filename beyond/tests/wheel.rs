@@ -83,3 +83,26 @@ fn a_far_timer_cascades_down_and_fires_after_a_near_one() {
         assert_eq!(*fired.borrow(), [("near", true), ("far", true)]);
     });
 }
+
+/// The loop's wait is set to end at the next tick (on Linux, by a timer
+/// of its own on the poller). When the sleep it was set for is cancelled,
+/// that timer may still go off: the turn it causes finds nothing due, and
+/// the next sleep still ends on its deadline, not before.
+#[test]
+fn a_wait_set_for_a_cancelled_sleep_ends_no_other_sleep_early() {
+    within(HANG_LIMIT, || {
+        let slept = new_loop()
+            .block_on(async {
+                let start = Instant::now();
+                let cancelled =
+                    spawn(sleep_until(start + Duration::from_millis(10)));
+                sleep_until(start + Duration::from_millis(2)).await;
+                cancelled.cancel();
+                let deadline = start + Duration::from_millis(30);
+                sleep_until(deadline).await;
+                (Instant::now() >= deadline, cancelled.await.is_err())
+            })
+            .unwrap();
+        assert_eq!(slept, (true, true), "(not early, cancelled)");
+    });
+}
