@@ -8,7 +8,6 @@ use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::future::Future;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
 use std::panic;
 use std::rc::{Rc, Weak};
@@ -24,9 +23,11 @@ use crate::reactor::Direction;
 use crate::task::Tasks;
 use crate::wheel::{Due, TICK_NS, TimerKey, Wheel};
 
+mod id_hash;
 mod running;
 mod tick_timer;
 
+use id_hash::IdentityHash;
 pub(crate) use running::running_loop;
 use running::{RunGuard, RunningLoop};
 pub use running::{join_all, spawn};
@@ -575,31 +576,5 @@ impl IoWaiters {
             None
         };
         read.into_iter().chain(write)
-    }
-}
-
-/// Tokens and task slots are counted out by the loop, so a number is its
-/// own hash; the low bits are copied into the top seven, where `HashMap`
-/// reads its tag.
-pub(crate) type IdentityHash = BuildHasherDefault<IdHasher>;
-
-#[derive(Default)]
-pub(crate) struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("ids hash as one integer");
-    }
-
-    fn write_usize(&mut self, id: usize) {
-        self.write_u64(id as u64);
-    }
-
-    fn write_u64(&mut self, id: u64) {
-        self.0 = id ^ (id << 57);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
     }
 }
