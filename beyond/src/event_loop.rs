@@ -107,7 +107,16 @@ impl EventLoop {
     }
 
     fn set_timer(&self, deadline: Instant, action: TimerAction) -> TimerHandle {
-        let key = self.timers.borrow_mut().insert(self.ns(deadline), action);
+        let mut timers = self.timers.borrow_mut();
+        if timers.is_empty() {
+            // An empty wheel is left where it was (`fire_due_timers`):
+            // brought to now, it places this timer from here, not from a
+            // tick long past, which would cost cascades. Nothing is due.
+            let now_tick = self.ns(Instant::now()) / TICK_NS;
+            timers.advance(now_tick, &mut Vec::new());
+        }
+        let key = timers.insert(self.ns(deadline), action);
+        drop(timers);
         TimerHandle {
             key,
             timers: Rc::downgrade(&self.timers),
@@ -342,9 +351,10 @@ impl EventLoop {
     /// Advances the wheel to now: each due timer's callback goes to the
     /// ready queue and each due sleep's waker is woken, by deadline.
     fn fire_due_timers(&self) {
+        if self.timers.borrow().is_empty() {
+            return; // no clock reading for a loop without timers
+        }
         let mut due = self.due.take();
-        // Advanced even when empty, so a timer set next is placed from
-        // now, not from a tick long past (which would cost cascades).
         let now_tick = self.ns(Instant::now()) / TICK_NS;
         self.timers.borrow_mut().advance(now_tick, &mut due);
         for (_, _, action) in due.drain(..) {

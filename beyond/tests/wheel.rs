@@ -106,3 +106,28 @@ fn a_wait_set_for_a_cancelled_sleep_ends_no_other_sleep_early() {
         assert_eq!(slept, (true, true), "(not early, cancelled)");
     });
 }
+
+/// A loop without timers does not read the clock each turn, so its wheel
+/// stays where it was; the first timer set after a long while is placed
+/// from the present, and its sleep ends on its deadline, not before.
+#[test]
+fn a_sleep_set_after_a_long_time_without_timers_ends_on_its_deadline() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        lp.block_on(async {
+            sleep_until(Instant::now() + Duration::from_millis(1)).await;
+        })
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(150)); // the loop turns no more
+        let (early, slept) = lp
+            .block_on(async {
+                let start = Instant::now();
+                let deadline = start + Duration::from_millis(5);
+                sleep_until(deadline).await;
+                (Instant::now() < deadline, start.elapsed())
+            })
+            .unwrap();
+        assert!(!early, "woke before its deadline");
+        assert!(slept < Duration::from_secs(2), "slept {slept:?}");
+    });
+}
