@@ -78,7 +78,7 @@ impl Plan {
             },
             stream_bytes: 256 * MIB,
             scale_counts: vec![1_000, 10_000, 100_000, 1_000_000],
-            scale_connections: vec![1, 10, 100, 1_000],
+            scale_connections: vec![1, 10, 50, 100, 500, 1_000],
             scale_round_trips: 50_000,
         }
     }
@@ -104,7 +104,7 @@ impl Plan {
             },
             stream_bytes: 32 * MIB,
             scale_counts: vec![1_000, 10_000, 100_000],
-            scale_connections: vec![1, 10, 100, 1_000],
+            scale_connections: vec![1, 10, 50, 100, 500, 1_000],
             scale_round_trips: 5_000,
         }
     }
@@ -221,6 +221,6 @@ mod tests {
             .iter()
             .map(|&connections| plan.scaled_echo(connections).total_round_trips())
             .collect();
-        assert_eq!(counts, [50_000; 4]);
+        assert_eq!(counts, [50_000; 6]);
     }
 }

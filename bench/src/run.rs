@@ -317,11 +317,18 @@ enum Deadline {
 }
 
 fn timer_cost(plan: &Plan, sleeps: usize, deadline: Deadline) -> Workload<'_> {
-    const METRICS: &[Metric] = &[Metric {
-        id: "cpu_ns_per_sleep",
-        name: "CPU ns per sleep",
-        better: Better::Lower,
-    }];
+    const METRICS: &[Metric] = &[
+        Metric {
+            id: "cpu_ns_per_sleep",
+            name: "CPU ns per sleep",
+            better: Better::Lower,
+        },
+        Metric {
+            id: "wall_ns_per_sleep",
+            name: "wall ns per sleep",
+            better: Better::Lower,
+        },
+    ];
     let (id, shape) = match deadline {
         Deadline::AtSpawn => ("scale.timers", ""),
         Deadline::AtFirstPoll => {
@@ -342,7 +349,10 @@ fn timer_cost(plan: &Plan, sleeps: usize, deadline: Deadline) -> Workload<'_> {
                 Deadline::AtSpawn => (side.sleeps)(&delays, false),
                 Deadline::AtFirstPoll => (side.sleeps_from_first_poll)(&delays),
             };
-            Ok(vec![nanos_each(sample.cpu, sleeps)])
+            Ok(vec![
+                nanos_each(sample.cpu, sleeps),
+                nanos_each(sample.wall, sleeps),
+            ])
         }),
     }
 }

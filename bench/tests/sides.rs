@@ -47,8 +47,9 @@ fn every_workload_reports_a_number_for_every_metric() {
         &mut io::sink(),
     )
     .expect("every workload runs");
-    // spawn cost, then timer cost with deadlines at spawn and at first poll
-    let scaled = 3 * plan.scale_counts.len() + plan.scale_connections.len();
+    // spawn cost, then timer cost (CPU and wall) with deadlines at spawn
+    // and at first poll
+    let scaled = 5 * plan.scale_counts.len() + plan.scale_connections.len();
     // spawn, yield, 2 sleeps x 2, 2 lateness x 4, echo, echo process 2,
     // stream, idle
     assert_eq!(table.rows.len(), 19 + scaled);
@@ -184,8 +185,9 @@ fn a_workload_measured_apart_reports_its_numbers() {
         &mut io::sink(),
     )
     .expect("every timer workload runs in its own processes");
-    // Deadlines at spawn, and at first poll (`scale.timers_at_first_poll`).
-    assert_eq!(table.rows.len(), 2 * Plan::tiny().scale_counts.len());
+    // Deadlines at spawn, and at first poll (`scale.timers_at_first_poll`),
+    // each with its CPU and wall time.
+    assert_eq!(table.rows.len(), 4 * Plan::tiny().scale_counts.len());
     for row in &table.rows {
         for value in &row.values {
             let value = value.expect("a value for every side");

@@ -1,13 +1,13 @@
 //! The loop: ready callbacks, the timing wheel, the sockets on one
 //! `mio::Poll`, and the task table. One turn: wait for I/O no longer than
 //! until the wheel's next tick (not at all when work is ready), advance
-//! the wheel, run the ready callbacks, poll the woken tasks.
+//! the wheel, run the ready callbacks, poll the woken tasks, and those
+//! they wake, up to `POLLS_PER_TURN` polls.
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::future::Future;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
 use std::panic;
 use std::rc::{Rc, Weak};
@@ -23,11 +23,15 @@ use crate::reactor::Direction;
 use crate::task::Tasks;
 use crate::wheel::{Due, TICK_NS, TimerKey, Wheel};
 
+mod id_hash;
 mod running;
+mod tick_timer;
 
+use id_hash::IdentityHash;
 pub(crate) use running::running_loop;
 use running::{RunGuard, RunningLoop};
 pub use running::{join_all, spawn};
+use tick_timer::TickTimer;
 
 /// One piece of work: a closure that runs once on the loop it is given.
 pub type Callback = Box<dyn FnOnce(&EventLoop)>;
@@ -48,12 +52,14 @@ pub struct EventLoop {
     io_waiters: RefCell<HashMap<Token, IoWaiters, IdentityHash>>,
     next_token: Cell<usize>,
     tasks: Rc<Tasks>,
+    tick_timer: TickTimer,
 }
 
 impl EventLoop {
     pub fn new() -> io::Result<Self> {
         let poll = Poll::new()?;
         let tasks = Tasks::new(poll.registry(), WAKER_TOKEN)?;
+        let tick_timer = TickTimer::new(poll.registry(), TICK_TOKEN)?;
         Ok(EventLoop {
             ready: RefCell::new(VecDeque::new()),
             timers: Rc::new(RefCell::new(Wheel::new())),
@@ -66,6 +72,7 @@ impl EventLoop {
             io_waiters: RefCell::new(HashMap::default()),
             next_token: Cell::new(0),
             tasks: Rc::new(tasks),
+            tick_timer,
         })
     }
 
@@ -100,7 +107,16 @@ impl EventLoop {
     }
 
     fn set_timer(&self, deadline: Instant, action: TimerAction) -> TimerHandle {
-        let key = self.timers.borrow_mut().insert(self.ns(deadline), action);
+        let mut timers = self.timers.borrow_mut();
+        if timers.is_empty() {
+            // An empty wheel is left where it was (`fire_due_timers`):
+            // brought to now, it places this timer from here, not from a
+            // tick long past, which would cost cascades. Nothing is due.
+            let now_tick = self.ns(Instant::now()) / TICK_NS;
+            timers.advance(now_tick, &mut Vec::new());
+        }
+        let key = timers.insert(self.ns(deadline), action);
+        drop(timers);
         TimerHandle {
             key,
             timers: Rc::downgrade(&self.timers),
@@ -220,15 +236,40 @@ impl EventLoop {
     }
 
     fn run_once(&self) -> io::Result<()> {
-        let timeout = self.wait_time();
-        if timeout != Some(Duration::ZERO) {
-            self.never_wait_for_nothing()?;
-        }
+        let wait = self.wait_time();
+        let timeout = match wait {
+            Wait::Not => Some(Duration::ZERO),
+            Wait::UntilTick { at_ns, after } => {
+                self.never_wait_for_nothing()?;
+                self.tick_timer.set(at_ns, after)?;
+                Some(after)
+            }
+            Wait::ForEver => {
+                self.never_wait_for_nothing()?;
+                None
+            }
+        };
         self.wait_for_io(timeout)?;
         self.fire_due_timers();
         self.run_ready_callbacks();
-        self.tasks.poll_woken();
+        self.poll_woken_tasks();
         Ok(())
+    }
+
+    /// Polls the tasks woken before this phase, then those they woke, and
+    /// so on, until none is woken, a callback is ready, or the turn has
+    /// made `POLLS_PER_TURN` polls. Tasks that wake each other (`yield_now`,
+    /// a join, a channel) go on without a system call and a clock reading
+    /// between each poll, yet cannot keep sockets and timers waiting
+    /// longer than that many polls.
+    fn poll_woken_tasks(&self) {
+        let mut polled = self.tasks.poll_woken();
+        while polled < POLLS_PER_TURN
+            && self.tasks.any_woken()
+            && self.ready.borrow().is_empty()
+        {
+            polled += self.tasks.poll_woken();
+        }
     }
 
     fn has_work(&self) -> bool {
@@ -238,18 +279,25 @@ impl EventLoop {
             || self.tasks.any_woken()
     }
 
-    /// Zero when work is ready; else until the wheel's next tick; else
-    /// `None`, for ever. mio rounds a timeout up to whole milliseconds, so
-    /// the wait never ends before the tick's instant.
-    fn wait_time(&self) -> Option<Duration> {
+    /// Not at all when work is ready; else until the wheel's next tick;
+    /// else for ever. The wait never ends before the tick's instant: mio
+    /// rounds its timeout up to whole milliseconds, and the tick timer
+    /// (`tick_timer.rs`) goes off at the instant, not before.
+    fn wait_time(&self) -> Wait {
         if !self.ready.borrow().is_empty() || self.tasks.any_woken() {
-            return Some(Duration::ZERO);
+            return Wait::Not;
         }
-        let next = self.timers.borrow().next_tick()?;
-        let at = next.saturating_mul(TICK_NS);
-        Some(Duration::from_nanos(
-            at.saturating_sub(self.ns(Instant::now())),
-        ))
+        let Some(next) = self.timers.borrow().next_tick() else {
+            return Wait::ForEver;
+        };
+        let at_ns = next.saturating_mul(TICK_NS);
+        match at_ns.saturating_sub(self.ns(Instant::now())) {
+            0 => Wait::Not,
+            after => Wait::UntilTick {
+                at_ns,
+                after: Duration::from_nanos(after),
+            },
+        }
     }
 
     /// Before a wait that no timer will end: if no socket is waited on
@@ -303,9 +351,10 @@ impl EventLoop {
     /// Advances the wheel to now: each due timer's callback goes to the
     /// ready queue and each due sleep's waker is woken, by deadline.
     fn fire_due_timers(&self) {
+        if self.timers.borrow().is_empty() {
+            return; // no clock reading for a loop without timers
+        }
         let mut due = self.due.take();
-        // Advanced even when empty, so a timer set next is placed from
-        // now, not from a tick long past (which would cost cascades).
         let now_tick = self.ns(Instant::now()) / TICK_NS;
         self.timers.borrow_mut().advance(now_tick, &mut due);
         for (_, _, action) in due.drain(..) {
@@ -395,6 +444,17 @@ pub(crate) fn deadline_after(delay: Duration) -> Instant {
 
 const PRACTICALLY_NEVER: Duration = Duration::from_secs(30 * 365 * 24 * 60 * 60);
 
+/// How long a turn waits for I/O.
+enum Wait {
+    Not,
+    /// Until `at_ns` (since the loop's epoch), `after` from now.
+    UntilTick {
+        at_ns: u64,
+        after: Duration,
+    },
+    ForEver,
+}
+
 /// What a timer does when it fires.
 enum TimerAction {
     Run(Callback),
@@ -472,8 +532,16 @@ impl fmt::Debug for EventLoop {
 
 const EVENTS_PER_POLL: usize = 1024;
 
+/// How many polls a turn goes on making while tasks wake tasks, before it
+/// looks at the sockets and the clock again: tokio's current-thread
+/// runtime looks every 61 polls (its `event_interval`), so this does too.
+const POLLS_PER_TURN: usize = 61;
+
 /// The token of the loop's `mio::Waker`; `register` counts up from zero.
 const WAKER_TOKEN: Token = Token(usize::MAX);
+
+/// The token of the timer that ends a wait at the wheel's tick.
+const TICK_TOKEN: Token = Token(usize::MAX - 1);
 
 /// What waits on one socket, for reading and for writing, and its
 /// readable edges.
@@ -518,31 +586,5 @@ impl IoWaiters {
             None
         };
         read.into_iter().chain(write)
-    }
-}
-
-/// Tokens and task slots are counted out by the loop, so a number is its
-/// own hash; the low bits are copied into the top seven, where `HashMap`
-/// reads its tag.
-pub(crate) type IdentityHash = BuildHasherDefault<IdHasher>;
-
-#[derive(Default)]
-pub(crate) struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("ids hash as one integer");
-    }
-
-    fn write_usize(&mut self, id: usize) {
-        self.write_u64(id as u64);
-    }
-
-    fn write_u64(&mut self, id: u64) {
-        self.0 = id ^ (id << 57);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
     }
 }

@@ -147,16 +147,19 @@ impl Tasks {
         JoinHandle::new(Rc::clone(self), TaskId { slot, number })
     }
 
-    /// Polls each slot woken since the loop last looked, once, in order.
-    /// Slots woken during these polls wait for the next turn.
-    pub(crate) fn poll_woken(&self) {
+    /// Polls each slot woken since the loop last looked, once, in order,
+    /// and says how many. Slots woken during these polls wait for the
+    /// next call.
+    pub(crate) fn poll_woken(&self) -> usize {
         let mut polling = self.polling.take();
         self.woken.take_into(&mut polling);
         for &slot in &polling {
             self.poll_slot(slot);
         }
+        let polled = polling.len();
         polling.clear();
         self.polling.set(polling);
+        polled
     }
 
     fn poll_slot(&self, slot: u32) {

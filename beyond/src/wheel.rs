@@ -17,9 +17,10 @@
 //!
 //! Never early: a deadline's tick is its nanoseconds rounded *up* to the
 //! next millisecond, and a tick fires only once the clock, rounded *down*,
-//! has reached it. The loop sleeps until the next tick's instant (mio
-//! rounds a timeout up to whole milliseconds), so a timer fires within a
-//! tick of its deadline when the loop is not busy elsewhere.
+//! has reached it. The loop sleeps until the next tick's instant, not
+//! less (mio rounds a timeout up to whole milliseconds; on Linux a timerfd
+//! ends the wait at the instant itself), so a timer fires within a tick of
+//! its deadline when the loop is not busy elsewhere.
 
 use slab::Slab;
 
@@ -74,6 +75,11 @@ struct Level {
     /// Bit `s` set: slot `s` holds at least one timer.
     occupied: u64,
     slots: [List; SLOTS],
+    /// While slot `s` is occupied, a tick at or before its earliest
+    /// timer's: set by the first timer linked into the emptied slot,
+    /// lowered by each after, left as it is when one is unlinked (so it
+    /// may be early, never late).
+    earliest: [u64; SLOTS],
 }
 
 /// A timer that fell due: its deadline, its sequence number, its value.
@@ -105,6 +111,7 @@ impl<T> Wheel<T> {
             levels: Box::new(std::array::from_fn(|_| Level {
                 occupied: 0,
                 slots: [EMPTY; SLOTS],
+                earliest: [0; SLOTS],
             })),
             next_sequence: 0,
         }
@@ -163,10 +170,17 @@ impl<T> Wheel<T> {
         Some(value)
     }
 
-    /// The tick at which the wheel next has work: a timer due, or a slot of
-    /// a higher level whose timers must move down. `None` when empty.
+    /// The tick at which a timer may next fall due: the loop may wait
+    /// until then. `None` when empty.
+    ///
+    /// When the next slot to come up is a higher level's, its timers must
+    /// move down before they fire, but not before the earliest of them
+    /// is due: `advance` to that tick moves them and fires it in one go.
+    /// Waiting for the slot's start instead would wake the loop once more
+    /// for nothing (a lone sleep of 1 s: at 960 ms, then at 1000).
     pub(crate) fn next_tick(&self) -> Option<u64> {
-        self.next_expiration().map(|(_, _, tick)| tick)
+        let (level, slot, tick) = self.next_expiration()?;
+        Some(tick.max(self.levels[level].earliest[slot]))
     }
 
     /// Moves the wheel to `now_tick` and appends each timer due by then to
@@ -225,15 +239,19 @@ impl<T> Wheel<T> {
     /// Appends entry `index` to the tail of its slot's list.
     fn link(&mut self, index: u32) {
         let (level, slot) = self.place(self.entries[index as usize].tick);
-        let list = &mut self.levels[level].slots[slot];
+        let tick = self.entries[index as usize].tick;
+        let level_of = &mut self.levels[level];
+        let list = &mut level_of.slots[slot];
         let tail = list.tail;
         if tail == NIL {
             list.head = index;
+            level_of.earliest[slot] = tick;
         } else {
             self.entries[tail as usize].next = index;
+            level_of.earliest[slot] = level_of.earliest[slot].min(tick);
         }
-        list.tail = index;
-        self.levels[level].occupied |= 1 << slot;
+        level_of.slots[slot].tail = index;
+        level_of.occupied |= 1 << slot;
         let entry = &mut self.entries[index as usize];
         entry.prev = tail;
         entry.next = NIL;
@@ -386,7 +404,7 @@ mod tests {
             // Jump straight to the tick before, then to the tick itself.
             wheel.advance(tick - 1, &mut due);
             assert!(due.is_empty(), "timer {i} fired before tick {tick}");
-            assert_eq!(wheel.next_tick().map(|next| next <= tick), Some(true));
+            assert_eq!(wheel.next_tick(), Some(tick), "timer {i}'s own tick");
             wheel.advance(tick, &mut due);
             let fired: Vec<u32> = due.drain(..).map(|(_, _, value)| value).collect();
             assert_eq!(fired, [u32::try_from(i).unwrap()], "at tick {tick}");
@@ -404,6 +422,43 @@ mod tests {
         assert!(next <= 6000, "the loop would oversleep to {next}");
         wheel.insert(1000 * MS + 3 * MS, 1);
         assert_eq!(wheel.next_tick(), Some(1003));
+    }
+
+    /// A timer at a higher level asks for no wake-up at its slot's start
+    /// (where it would move down): the next tick is its own, and one
+    /// advance to it both moves it down and fires it.
+    #[test]
+    fn a_far_timer_alone_is_waited_for_in_one_go() {
+        let mut wheel = Wheel::new();
+        wheel.insert(1000 * MS, 0); // level 1, slot 15: starts at tick 960
+        wheel.insert(1010 * MS, 1);
+        assert_eq!(wheel.next_tick(), Some(1000));
+        let mut due = Vec::new();
+        wheel.advance(1000, &mut due);
+        let fired: Vec<u32> = due.drain(..).map(|(_, _, value)| value).collect();
+        assert_eq!(fired, [0]);
+        assert_eq!(wheel.next_tick(), Some(1010));
+        wheel.advance(1010, &mut due);
+        assert_eq!(due.len(), 1);
+        assert!(wheel.is_empty());
+    }
+
+    /// Cancelling a slot's earliest timer may leave the next tick early
+    /// (a wake-up that finds nothing due), never late.
+    #[test]
+    fn after_a_cancel_the_next_tick_is_early_at_worst() {
+        let mut wheel = Wheel::new();
+        let first = wheel.insert(1000 * MS, 0);
+        wheel.insert(1020 * MS, 1);
+        wheel.remove(first);
+        let next = wheel.next_tick().unwrap();
+        assert!(next <= 1020, "the loop would oversleep to {next}");
+        let mut due = Vec::new();
+        wheel.advance(next, &mut due);
+        assert!(due.is_empty(), "fired early");
+        assert_eq!(wheel.next_tick(), Some(1020));
+        wheel.advance(1020, &mut due);
+        assert_eq!(due.len(), 1);
     }
 
     #[test]

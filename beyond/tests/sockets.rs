@@ -30,3 +30,34 @@ mod echo {
         }
     }
 }
+
+/// Tasks that yield to each other without end keep the loop's turn going
+/// (`fast` polls up to 61 in a row), but not for ever: a reader still
+/// gets the bytes that arrive on its socket.
+#[test]
+fn tasks_that_never_stop_yielding_do_not_hold_up_a_socket() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let got = lp
+            .block_on(async {
+                for _ in 0..2 {
+                    spawn(async {
+                        loop {
+                            yield_now().await;
+                        }
+                    });
+                }
+                let (mut one, mut other) = socket_pair().unwrap();
+                let reader = spawn(async move {
+                    let mut buf = [0; 5];
+                    let n = other.read(&mut buf).await.unwrap();
+                    buf[..n].to_vec()
+                });
+                yield_now().await; // the reader waits on its socket
+                one.write_all(b"hello").await.unwrap();
+                reader.await.unwrap()
+            })
+            .unwrap();
+        assert_eq!(got, b"hello");
+    });
+}

@@ -121,3 +121,40 @@ fn a_sleep_polled_by_another_task_wakes_that_task() {
         .unwrap();
     });
 }
+
+/// A turn goes on polling the tasks its polls wake (`fast` polls up to 61
+/// in a row without looking at the clock), but not for ever: two tasks
+/// that yield to each other without end still let a sleep's timer fire,
+/// and its task run, soon after the deadline.
+#[test]
+fn tasks_that_never_stop_yielding_do_not_hold_up_a_timer() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let yields = Rc::new(Cell::new(0u64));
+        let (slept, yielded) = lp
+            .block_on({
+                let yields = Rc::clone(&yields);
+                async move {
+                    for _ in 0..2 {
+                        let yields = Rc::clone(&yields);
+                        spawn(async move {
+                            loop {
+                                yields.set(yields.get() + 1);
+                                yield_now().await;
+                            }
+                        });
+                    }
+                    let start = Instant::now();
+                    sleep(Duration::from_millis(5)).await;
+                    (start.elapsed(), yields.get())
+                }
+            })
+            .unwrap();
+        assert!(slept >= Duration::from_millis(5), "woke early: {slept:?}");
+        assert!(
+            slept < Duration::from_millis(500),
+            "the yielding tasks kept the timer waiting {slept:?}"
+        );
+        assert!(yielded > 100, "the yielding tasks ran {yielded} times only");
+    });
+}

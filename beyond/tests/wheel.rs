@@ -83,3 +83,51 @@ fn a_far_timer_cascades_down_and_fires_after_a_near_one() {
         assert_eq!(*fired.borrow(), [("near", true), ("far", true)]);
     });
 }
+
+/// The loop's wait is set to end at the next tick (on Linux, by a timer
+/// of its own on the poller). When the sleep it was set for is cancelled,
+/// that timer may still go off: the turn it causes finds nothing due, and
+/// the next sleep still ends on its deadline, not before.
+#[test]
+fn a_wait_set_for_a_cancelled_sleep_ends_no_other_sleep_early() {
+    within(HANG_LIMIT, || {
+        let slept = new_loop()
+            .block_on(async {
+                let start = Instant::now();
+                let cancelled =
+                    spawn(sleep_until(start + Duration::from_millis(10)));
+                sleep_until(start + Duration::from_millis(2)).await;
+                cancelled.cancel();
+                let deadline = start + Duration::from_millis(30);
+                sleep_until(deadline).await;
+                (Instant::now() >= deadline, cancelled.await.is_err())
+            })
+            .unwrap();
+        assert_eq!(slept, (true, true), "(not early, cancelled)");
+    });
+}
+
+/// A loop without timers does not read the clock each turn, so its wheel
+/// stays where it was; the first timer set after a long while is placed
+/// from the present, and its sleep ends on its deadline, not before.
+#[test]
+fn a_sleep_set_after_a_long_time_without_timers_ends_on_its_deadline() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        lp.block_on(async {
+            sleep_until(Instant::now() + Duration::from_millis(1)).await;
+        })
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(150)); // the loop turns no more
+        let (early, slept) = lp
+            .block_on(async {
+                let start = Instant::now();
+                let deadline = start + Duration::from_millis(5);
+                sleep_until(deadline).await;
+                (Instant::now() < deadline, start.elapsed())
+            })
+            .unwrap();
+        assert!(!early, "woke before its deadline");
+        assert!(slept < Duration::from_secs(2), "slept {slept:?}");
+    });
+}
