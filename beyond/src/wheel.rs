@@ -225,6 +225,7 @@ impl<T> Wheel<T> {
         }
     }
 
+    // ANCHOR: place
     /// The level and slot an entry's tick belongs in, seen from `elapsed`:
     /// the level of the highest 6-bit group in which they differ.
     fn place(&self, tick: u64) -> (usize, usize) {
@@ -258,6 +259,7 @@ impl<T> Wheel<T> {
         entry.level = level as u8;
         entry.slot = slot as u8;
     }
+    // ANCHOR_END: place
 
     fn unlink(&mut self, index: u32) {
         let entry = &self.entries[index as usize];
