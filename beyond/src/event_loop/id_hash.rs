@@ -3,7 +3,7 @@
 
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// Tokens and task slots are counted out by the loop, so a number is its
+/// Socket tokens are counted out by the loop, so a number is its
 /// own hash; the low bits are copied into the top seven, where `HashMap`
 /// reads its tag.
 pub(super) type IdentityHash = BuildHasherDefault<IdHasher>;
