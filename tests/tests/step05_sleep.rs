@@ -230,3 +230,35 @@ fn a_sleep_polled_again_wakes_the_waker_of_its_latest_poll() {
         );
     });
 }
+
+#[test]
+fn a_sleep_whose_timer_went_with_its_loop_sets_one_on_the_next() {
+    // A sleep polled once on one loop, whose timer (and with it the waker
+    // the sleep shares with the timer's callback) goes when that loop is
+    // dropped, then awaited on another: it must set a timer there, or
+    // nothing will ever wake it.
+    within(HANG_LIMIT, || {
+        let first = new_loop();
+        // The sleep comes out of the first loop unfinished, on purpose: it
+        // is awaited on the second.
+        #[allow(clippy::async_yields_async)]
+        let nap = first
+            .block_on(async {
+                let mut nap = sleep(secs(0.05));
+                future::poll_fn(|cx| {
+                    assert!(Pin::new(&mut nap).poll(cx).is_pending());
+                    Poll::Ready(())
+                })
+                .await;
+                nap
+            })
+            .unwrap();
+        drop(first);
+        new_loop().block_on(nap).unwrap_or_else(|err| {
+            panic!(
+                "a sleep whose shared waker is gone (its timer went with its \
+                 loop) must set a new timer when polled again: {err}"
+            )
+        });
+    });
+}

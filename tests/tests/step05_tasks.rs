@@ -47,7 +47,10 @@ fn tasks_take_turns_in_the_order_they_were_spawned() {
     within(HANG_LIMIT, || {
         let lp = new_loop();
         let log = Rc::new(RefCell::new(Vec::new()));
-        for name in ["a", "b", "c"] {
+        // Six tasks, so that an order that is not the wake-ups' (a hash
+        // table's, say) cannot come out right by chance: one in 720.
+        let names = ["a", "b", "c", "d", "e", "f"];
+        for name in names {
             let log = Rc::clone(&log);
             lp.spawn(async move {
                 for round in 0..3 {
@@ -62,10 +65,15 @@ fn tasks_take_turns_in_the_order_they_were_spawned() {
             }
         })
         .unwrap();
+        let expected: Vec<String> = (0..3)
+            .flat_map(|round| names.map(|name| format!("{name}{round}")))
+            .collect();
         assert_eq!(
             log.borrow().join(" "),
-            "a0 b0 c0 a1 b1 c1 a2 b2 c2",
-            "each yield lets every other ready task run once"
+            expected.join(" "),
+            "each yield lets every other ready task run once, and the woken tasks \
+             run in the order they were woken (kept in a list, not looked up in \
+             the task table, whose order is the hash's)"
         );
     });
 }

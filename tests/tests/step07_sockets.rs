@@ -571,3 +571,46 @@ fn a_cloned_stream_writes_in_one_task_while_another_reads_it_back() {
         assert!(echoed == patterned(LEN), "{} bytes came back", echoed.len());
     });
 }
+
+#[test]
+fn a_read_dropped_while_it_waits_leaves_no_waiter_behind() {
+    // A read polled until it waits, then dropped (as a timeout or a race
+    // between two futures drops the loser): it must take its waker back
+    // from the loop, or `run` waits for ever on a socket nobody reads.
+    let (send_outcome, outcome) = mpsc::channel();
+    thread::spawn(move || {
+        let lp = new_loop();
+        let sockets = lp
+            .block_on(async {
+                let (writer, mut reader) = socket_pair().expect("a socket pair");
+                {
+                    let mut buf = [0; 8];
+                    let mut read = pin!(reader.read(&mut buf));
+                    future::poll_fn(|cx| {
+                        assert!(
+                            read.as_mut().poll(cx).is_pending(),
+                            "nothing was sent"
+                        );
+                        Poll::Ready(())
+                    })
+                    .await;
+                } // the read is dropped here, waiting
+                (writer, reader)
+            })
+            .unwrap();
+        let _ = send_outcome.send(lp.run());
+        drop(sockets);
+    });
+    let limit = Duration::from_secs(5);
+    match outcome.recv_timeout(limit) {
+        Ok(ran) => ran.expect("run"),
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            panic!("the loop's thread ended without an outcome: it panicked (above)")
+        }
+        Err(mpsc::RecvTimeoutError::Timeout) => panic!(
+            "run still waited {limit:?} after the only read on the loop was dropped \
+             while it waited: a future dropped while it waits must take its waker \
+             back from the loop (async_io's guard does), or the loop waits for it"
+        ),
+    }
+}

@@ -74,13 +74,28 @@ fn a_handle_to_a_fired_timer_leaves_the_timer_that_reuses_its_place_alone() {
         assert!(
             !fired.cancel(),
             "the handle of a timer that had fired said it cancelled something: \
-             the place it names now holds a newer timer, which a stale handle \
-             must not touch (compare the id's sequence too, not its index alone)"
+             cancel says true only when it took a timer out, and the place this \
+             handle names now holds a newer timer, which a stale handle must not \
+             touch (compare the id's sequence too, not its index alone)"
         );
         assert!(
             newer.cancel(),
             "cancelling a fired timer's handle cancelled the newer timer that \
              reused its place"
+        );
+    });
+}
+
+#[test]
+fn a_handle_that_outlives_its_loop_cancels_nothing() {
+    within(HANG_LIMIT, || {
+        let lp = new_loop();
+        let handle = lp.call_later(AN_HOUR, |_| {});
+        drop(lp);
+        assert!(
+            !handle.cancel(),
+            "cancel said true for a timer whose loop is gone: nothing was \
+             cancelled, the timer went with its loop"
         );
     });
 }
