@@ -121,18 +121,30 @@ fn borrow_held_by_a_condition(
     })
 }
 
-/// A mistake whose failure shows far from it: `report` writing over an
-/// outcome already reported, which `block_on` says as a task dropped.
+/// Mistakes whose failure shows far from them, which `block_on` says as a
+/// task dropped: `report` writing over an outcome already reported, and
+/// `run_and_report` ending without reporting what its future returned.
 fn known_mistake(function: &str, message: &str) -> Option<String> {
-    let known = function == "Reporter::report"
-        && message.contains("dropped before it finished");
-    known.then(|| {
-        "The task did finish here: `report` left its outcome, and then the \
-         reporter's drop reported `Cancelled` over the outcome already reported. \
-         Only the first report counts: a report once the task has ended (the \
-         reporter's drop, after the task reported) must do nothing."
-            .to_owned()
-    })
+    if !message.contains("dropped before it finished") {
+        return None;
+    }
+    let note = match function {
+        "Reporter::report" => {
+            "The task did finish here: `report` left its outcome, and then the \
+             reporter's drop reported `Cancelled` over the outcome already \
+             reported. Only the first report counts: a report once the task has \
+             ended (the reporter's drop, after the task reported) must do nothing."
+        }
+        "run_and_report" => {
+            "The task did finish here, but its outcome never reached its handle: \
+             when `run_and_report` ends without reporting what the future gave \
+             (a value as well as a panic), the reporter's drop reports \
+             `Cancelled`, which `block_on` reads as its task dropped unfinished. \
+             Report every outcome, `Ok` as well as `Err`, through `task.reporter`."
+        }
+        _ => return None,
+    };
+    Some(note.to_owned())
 }
 
 #[cfg(test)]
@@ -210,5 +222,19 @@ mod tests {
             "{note}"
         );
         assert_eq!(known_mistake("EventLoop::poll_task", message), None);
+    }
+
+    #[test]
+    fn a_run_and_report_that_loses_the_value_is_named_as_the_missing_report() {
+        // What step 6's `block_on` said for a `run_and_report` that reports
+        // only a panic.
+        let message = "block_on's task was dropped before it finished: is a \
+                       pending task kept for its next poll?";
+        let note = known_mistake("run_and_report", message).expect("a note");
+        assert!(note.contains("Report every outcome"), "{note}");
+        assert_eq!(
+            known_mistake("run_and_report", "still running after 5s"),
+            None
+        );
     }
 }
