@@ -490,7 +490,8 @@ fn a_socket_that_outlives_its_loop_fails_to_wait_instead_of_panicking() {
         panic!(
             "a read on a socket whose loop is gone panicked: wake_when_ready \
              finds the socket's loop through a Weak reference, which may be \
-             gone, and then returns an error instead of waiting"
+             gone, and then returns an error instead of waiting, which poll_io \
+             hands back as the read's outcome (Ready), not Pending"
         );
     };
     let err =
