@@ -61,8 +61,10 @@ fn look_through(
     signs: &[&'static str],
     seen: &mut Vec<&'static str>,
 ) {
-    // The signs are ASCII: none is hidden or made up by U+FFFD. Made only
-    // when needed, as it costs more than a look for a rare letter.
+    // A sign's characters are whole in the window (it keeps as many bytes
+    // before a read as the longest sign but one), so only a character cut
+    // at the window's start becomes U+FFFD, and no sign is hidden. Made
+    // only when needed, as it costs more than a look for a rare letter.
     let mut text = None;
     for sign in signs {
         let Some((offset, rare)) = rarest_letter(sign) else {
@@ -97,16 +99,21 @@ fn holds(text: &str, sign: &str, offset: usize) -> bool {
     false
 }
 
-/// The letter of `sign` (ASCII) least common in English text, and where;
-/// any other character is rarer than all.
+/// The ASCII letter of `sign` least common in English text, and where;
+/// any other ASCII character is rarer than all. (A sign may hold other
+/// characters, insta's `│` say, but `holds` looks for one byte that is a
+/// whole character.)
 fn rarest_letter(sign: &str) -> Option<(usize, u8)> {
     const COMMON_FIRST: &[u8] = b" etaoinshrdlcumwfgypbvkjxqz";
-    sign.bytes().enumerate().max_by_key(|(_, letter)| {
-        COMMON_FIRST
-            .iter()
-            .position(|common| common == letter)
-            .unwrap_or(usize::MAX)
-    })
+    sign.bytes()
+        .enumerate()
+        .filter(|(_, letter)| letter.is_ascii())
+        .max_by_key(|(_, letter)| {
+            COMMON_FIRST
+                .iter()
+                .position(|common| common == letter)
+                .unwrap_or(usize::MAX)
+        })
 }
 
 /// The first and last `KEPT_EACH_END` bytes of a stream, and how long it

@@ -116,7 +116,7 @@ pub(super) fn classify(
     }
     if status.code() == Some(101) {
         let mut message = panic_lines(errors, name);
-        if let Some(difference) = snapshot_difference(printed) {
+        if let Some(difference) = snapshot_difference(stdout) {
             message = format!("{message}\n{difference}");
         }
         return Outcome::Failed(message);
@@ -130,8 +130,13 @@ const PASSED: &str = "test result: ok. 1 passed;";
 /// What Rust prints when a thread's stack overflows.
 const OVERFLOWED: &str = "has overflowed its stack";
 
+/// How insta's table marks a line of the snapshot that the new output no
+/// longer has (after the line numbers). Looked for in all of stdout, as a
+/// table may be longer than what is kept of it.
+const REMOVED_LINE: &str = "│-";
+
 /// Every sign `classify` looks for on stdout.
-pub(super) const STDOUT_SIGNS: &[&str] = &[PASSED];
+pub(super) const STDOUT_SIGNS: &[&str] = &[PASSED, REMOVED_LINE];
 
 /// Every sign `classify` looks for on stderr: a stack overflow, then those
 /// of the memory limit reached (Rust aborts when an allocation fails; a
@@ -146,9 +151,9 @@ pub(super) const STDERR_SIGNS: &[&str] = &[
 /// The first changed lines of a snapshot that no longer matches, from the
 /// table insta prints on stdout; its panic message alone says only that
 /// the snapshot failed.
-fn snapshot_difference(stdout: &str) -> Option<String> {
+fn snapshot_difference(stdout: &Output) -> Option<String> {
     const SHOWN: usize = 8;
-    let table: Vec<&str> = table_lines(stdout)
+    let table: Vec<&str> = table_lines(&stdout.text)
         .filter(|text| text.starts_with('+') || text.starts_with('-'))
         .collect();
     let mut changed: Vec<&str> = table.iter().take(SHOWN).copied().collect();
@@ -161,10 +166,10 @@ fn snapshot_difference(stdout: &str) -> Option<String> {
         }
     }
     // Lines only added (perhaps the participant's own prints) count against
-    // no function; judged only on a whole table, as a part cut may hold a
-    // removed line.
-    let whole = !stdout.contains(" KiB of output cut here …]");
-    let only_added = whole && !table_lines(stdout).any(|text| text.starts_with('-'));
+    // no function: judged on the whole table, as the part shown may be cut
+    // (a `dbg!` in a function that runs each turn adds 200,000 lines to
+    // step 3's demo), and the cut part may hold a removed line.
+    let only_added = !stdout.held(REMOVED_LINE);
     (!changed.is_empty()).then(|| {
         let heading = if only_added {
             crate::test_messages::ONLY_ADDED_LINES
@@ -227,7 +232,17 @@ fn ends_a_panic(line: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{panic_lines, snapshot_difference};
+    use super::super::output::{self, Output};
+    use super::{STDOUT_SIGNS, panic_lines};
+
+    /// `super::snapshot_difference` of `stdout` read as a test's is.
+    fn snapshot_difference(stdout: &str) -> Option<String> {
+        super::snapshot_difference(&read(stdout))
+    }
+
+    fn read(stdout: &str) -> Output {
+        output::read(stdout.as_bytes(), STDOUT_SIGNS)
+    }
 
     #[test]
     fn a_tests_own_panic_is_shown_not_those_it_caused_on_purpose() {
@@ -275,14 +290,26 @@ mod tests {
             "{difference}"
         );
         // A table longer than what is kept of a test's output, as the
-        // runner keeps it: its middle, with a removed line, is cut.
+        // runner keeps it: its middle is cut, with or without a removed line.
         let more = "          9 │+more\n".repeat(20_000);
         let long = format!("{added}{more}   11       │-gone\n{more}");
-        let cut = super::super::output::read(long.as_bytes(), &[]).text;
-        let difference = snapshot_difference(&cut).expect("a difference");
+        let cut = read(&long);
+        assert!(cut.text.contains(" KiB of output cut here"), "not cut");
+        let difference = super::snapshot_difference(&cut).expect("a difference");
         assert!(
             !difference.starts_with(crate::test_messages::ONLY_ADDED_LINES),
-            "a table cut may hide a removed line: {difference}"
+            "a removed line in the part cut: {difference}"
+        );
+        let only_more = read(&format!("{added}{more}{more}"));
+        assert!(
+            only_more.text.contains(" KiB of output cut here"),
+            "not cut"
+        );
+        let difference =
+            super::snapshot_difference(&only_more).expect("a difference");
+        assert!(
+            difference.starts_with(crate::test_messages::ONLY_ADDED_LINES),
+            "lines only added, the table cut: {difference}"
         );
         let removed_further =
             format!("{added}          9 │+more\n   11       │-gone\n");
