@@ -234,6 +234,31 @@ fn first_difference(
 }
 
 #[test]
+fn equal_deadlines_keep_their_scheduling_order_across_turns() {
+    // A is set while two other timers wait, B a turn later, after those two
+    // have fired, for the same deadline: A was scheduled first, so it fires
+    // first. A sequence number taken from the heap's size would give B the
+    // smaller one (1 against 2), as the heap has shrunk in between.
+    let order = run_logged(|lp, log| {
+        let deadline = Instant::now() + ms(50);
+        let setter = log.clone();
+        lp.call_at(Instant::now(), move |lp| {
+            lp.call_at(deadline, logs(&setter, "B"));
+        });
+        lp.call_at(Instant::now(), |_| {});
+        lp.call_at(deadline, logs(log, "A"));
+    });
+    assert_eq!(
+        order,
+        ["A", "B"],
+        "two timers for the same deadline fired out of the order they were \
+         scheduled in, because they were scheduled in different turns: the \
+         sequence number counts every call_at ever made, never the timers \
+         waiting now"
+    );
+}
+
+#[test]
 fn many_timers_fire_in_deadline_order_with_ties_in_scheduling_order() {
     const TIMERS: usize = 2_000;
     let mut random = XorShift(0x2545_f491_4f6c_dd1d);

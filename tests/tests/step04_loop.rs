@@ -287,6 +287,33 @@ fn tokens_are_never_reused() {
          tokens are never reused, so an event still in flight for a closed \
          socket can never be taken for one opened later"
     );
+    // The newest socket's token is not given out again either: the next
+    // token is not worked out from the tokens in use.
+    lp.deregister(&mut second, next).expect("deregistered");
+    let mut third = net::listen(any_port()).expect("a port");
+    let after = lp.register(&mut third).expect("registered");
+    assert!(
+        ![token, other_token, next].contains(&after),
+        "`register` gave out {after:?} again after the newest socket was \
+         deregistered: a token comes from a count that only goes up, not from \
+         the tokens in use"
+    );
+}
+
+#[test]
+fn waiting_on_a_deregistered_token_is_refused_not_kept() {
+    let lp = EventLoop::new().expect("a poller");
+    let mut listener = net::listen(any_port()).expect("a port");
+    let token = lp.register(&mut listener).expect("registered");
+    lp.deregister(&mut listener, token).expect("deregistered");
+    let kept = panic::catch_unwind(AssertUnwindSafe(|| lp.read_wait(token, |_| {})));
+    assert!(
+        kept.is_err(),
+        "read_wait on a token already deregistered kept its callback: the \
+         loop no longer polls that socket, so `run` would wait for it for \
+         ever; a token's waiters exist only while it is registered, and \
+         read_wait on any other token is a mistake to say at once (a panic)"
+    );
 }
 
 #[test]
