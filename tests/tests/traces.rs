@@ -121,10 +121,11 @@ fn step02_traces_each_callback() {
 
 #[test]
 fn step03_traces_waits_timers_and_runs() {
-    assert_phases(
-        "step03",
-        &[&TURN_PHASES[..], &["wait: nothing to wait for"]].concat(),
-    );
+    // The polling sleep's turns each find a callback ready: `wait_time`
+    // says zero for them (`None` would be "for ever", which step 3's `run`
+    // reads as no wait at all, so only the trace can tell).
+    let ready = ["wait 0 s: a callback is ready", "wait: nothing to wait for"];
+    assert_phases("step03", &[&TURN_PHASES[..], &ready].concat());
 }
 
 #[test]
