@@ -153,32 +153,60 @@ pub(super) const STDERR_SIGNS: &[&str] = &[
 /// the snapshot failed.
 fn snapshot_difference(stdout: &Output) -> Option<String> {
     const SHOWN: usize = 8;
-    let table: Vec<&str> = table_lines(&stdout.text)
-        .filter(|text| text.starts_with('+') || text.starts_with('-'))
+    let table: Vec<&str> = table_lines(&stdout.text).collect();
+    let is_change = |text: &str| text.starts_with(['+', '-']);
+    let changes: Vec<usize> = (0..table.len())
+        .filter(|&at| is_change(table[at]))
         .collect();
-    let mut changed: Vec<&str> = table.iter().take(SHOWN).copied().collect();
+    let mut shown: Vec<usize> = changes.iter().take(SHOWN).copied().collect();
     // The first of each kind is always shown (`trace::story` reads them):
     // a trace stopped at its first difference is followed by every line of
     // the authors' after it, removed, which hid its own.
     for sign in ['+', '-'] {
-        if !changed.iter().any(|text| text.starts_with(sign)) {
-            changed.extend(table.iter().find(|text| text.starts_with(sign)));
+        if !shown.iter().any(|&at| table[at].starts_with(sign)) {
+            shown.extend(changes.iter().find(|&&at| table[at].starts_with(sign)));
         }
     }
+    shown.sort_unstable();
+    let lines_shown = with_context(&table, &shown);
     // Lines only added (perhaps the participant's own prints) count against
     // no function: judged on the whole table, as the part shown may be cut
     // (a `dbg!` in a function that runs each turn adds 200,000 lines to
     // step 3's demo), and the cut part may hold a removed line.
     let only_added = !stdout.held(REMOVED_LINE);
-    (!changed.is_empty()).then(|| {
+    (!shown.is_empty()).then(|| {
         let heading = if only_added {
             crate::test_messages::ONLY_ADDED_LINES
         } else {
             "The step printed something else than the chapter shows \
              (first changed lines; - the chapter, + now):"
         };
-        format!("{heading}\n{}", changed.join("\n"))
+        format!("{heading}\n{}", lines_shown.join("\n"))
     })
+}
+
+/// The table's lines at `shown` (changed lines, in order), with the
+/// unchanged line before the first and those between two that are close,
+/// so that a line moved reads as moved (`+pour the tea`, ` brew the tea`,
+/// `-pour the tea`), not as the same line taken out and put back; a longer
+/// gap is one `…`.
+fn with_context<'a>(table: &[&'a str], shown: &[usize]) -> Vec<&'a str> {
+    const CLOSE: usize = 2;
+    let mut lines = Vec::new();
+    if let Some(before) = shown.first().and_then(|first| first.checked_sub(1)) {
+        lines.push(table[before]);
+    }
+    for (n, &at) in shown.iter().enumerate() {
+        if let Some(&previous) = n.checked_sub(1).map(|p| &shown[p]) {
+            match at - previous - 1 {
+                0 => {}
+                gap if gap <= CLOSE => lines.extend(&table[previous + 1..at]),
+                _ => lines.push(" …"),
+            }
+        }
+        lines.push(table[at]);
+    }
+    lines
 }
 
 /// The lines of the table insta prints, each without its line numbers.
@@ -264,7 +292,7 @@ mod tests {
                       4       │-brew the tea\n─────┴─────\n";
         let difference = snapshot_difference(stdout).expect("a difference");
         let changed: Vec<&str> = difference.lines().skip(1).collect();
-        assert_eq!(changed, ["+ran one", "-brew the tea"]);
+        assert_eq!(changed, [" boil the water", "+ran one", "-brew the tea"]);
         assert_eq!(snapshot_difference("running 1 test\n"), None);
     }
 
@@ -275,9 +303,31 @@ mod tests {
             "─────┬─────\n    3     3 │ boil the water\n{removed}    4       │+yours\n─────┴─────\n"
         );
         let difference = snapshot_difference(&stdout).expect("a difference");
-        let changed: Vec<&str> = difference.lines().skip(1).collect();
+        let changed: Vec<&str> = difference
+            .lines()
+            .skip(1)
+            .filter(|line| line.starts_with(['+', '-']))
+            .collect();
         assert_eq!(changed.len(), 9, "{difference}");
         assert_eq!(changed[8], "+yours", "{difference}");
+        assert!(difference.contains("\n …\n+yours"), "{difference}");
+    }
+
+    #[test]
+    fn a_moved_line_is_shown_with_the_line_it_moved_past() {
+        let stdout = "─────┬─────\n    0     0 │ boil the water\n          1 │+pour the tea\n    \
+                      1     2 │ brew the tea\n    2       │-pour the tea\n─────┴─────\n";
+        let difference = snapshot_difference(stdout).expect("a difference");
+        let changed: Vec<&str> = difference.lines().skip(1).collect();
+        assert_eq!(
+            changed,
+            [
+                " boil the water",
+                "+pour the tea",
+                " brew the tea",
+                "-pour the tea"
+            ]
+        );
     }
 
     #[test]
