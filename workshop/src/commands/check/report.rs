@@ -132,7 +132,7 @@ pub(super) fn not_right(
         Some(m.function.clone()),
         format!(
             "Your `{}` ({}) {}.\nRead chapter {}, section \"{}\" \
-             again.\n\n{}{}{}\n\nWhy `{}`: {}.{}{}\n\nFix it, then check again \
+             again.\n\n{}{}{}\n\nWhy `{}`: {}.{}{}\n\nFix `{}`, then check again \
              with `cargo workshop check {}`.",
             m.function,
             file_and_line(step, m),
@@ -151,6 +151,7 @@ pub(super) fn not_right(
             blame.why,
             also_failing(failures, shown),
             left_out(ran, true),
+            m.function,
             step.number
         ),
     )

@@ -153,15 +153,24 @@ pub fn verdict(
     let check_n = format!("`cargo workshop check {n}`.");
     match code {
         Some(0) => format!("{report}\n\n{}", passing(n, last)),
+        // The last line names the function to fix (`Fix `f`, then check
+        // again with ...`), so that it shows at the foot of any screen.
         Some(1) => report
-            .replace(
-                &format!("Fix it, then check again with {check_n}"),
-                "Fix it and save: watch checks again.",
-            )
-            .replace(
-                &format!("Check again with {check_n}"),
-                "Save to check again.",
-            ),
+            .lines()
+            .map(|line| {
+                let fix = line
+                    .strip_suffix(&format!(", then check again with {check_n}"))
+                    .filter(|fix| fix.starts_with("Fix "));
+                match fix {
+                    Some(fix) => format!("{fix} and save: watch checks again."),
+                    None => line.replace(
+                        &format!("Check again with {check_n}"),
+                        "Save to check again.",
+                    ),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
         Some(code) => {
             let error = stderr.find("error:").map_or(stderr, |at| &stderr[at..]);
             format!("The check stopped (exit {code}):\n\n{}", error.trim())
@@ -287,14 +296,14 @@ mod tests {
         assert!(passing(8, 8).contains("the last"));
         let failed = verdict(
             Some(1),
-            "Your `f` is not right yet.\n\nFix it, then check again with \
+            "Your `f` is not right yet.\n\nFix `f`, then check again with \
              `cargo workshop check 3`.\n",
             "",
             (3, 8),
         );
         assert_eq!(
             failed,
-            "Your `f` is not right yet.\n\nFix it and save: watch checks again."
+            "Your `f` is not right yet.\n\nFix `f` and save: watch checks again."
         );
         let next = verdict(
             Some(1),
