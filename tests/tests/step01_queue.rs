@@ -142,6 +142,35 @@ fn running_the_queue_makes_room_again() {
 }
 
 #[test]
+fn a_callback_that_panics_has_left_the_queue_already() {
+    // Taken off before it is called: whatever the callback does, even
+    // panic, it is no longer in the queue, and the next `run` goes on from
+    // the callback after it.
+    let second_run = bounded(|| {
+        let mut lp = EventLoop::new();
+        lp.push(|| {
+            log("panics");
+            panic!("a callback that panics, on purpose");
+        })
+        .expect("room");
+        lp.push(|| log("after it")).expect("room");
+        let ran =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lp.run()));
+        assert!(ran.is_err(), "the callback's panic ends `run`");
+        take_log();
+        lp.run();
+        take_log()
+    });
+    assert_eq!(
+        second_run,
+        ["after it"],
+        "the callback that panicked was still in the queue and ran again: \
+         `run` takes each callback off the queue (`pop_front`) before it \
+         calls it, not after"
+    );
+}
+
+#[test]
 fn the_full_queue_error_says_what_happened() {
     let message = QueueFull.to_string();
     assert!(message.contains("full"), "{message}");
