@@ -30,15 +30,27 @@ pub fn stored_copy(root: &Path, folder: &str) -> PathBuf {
 }
 
 /// The files of a step folder that belong to the step, relative and sorted:
-/// not build output (`target/`) nor hidden files (an editor's swap file).
+/// not build output (`target/`), hidden files, nor an editor's own.
 pub fn step_files(step_dir: &Path) -> Vec<String> {
     crate::files_below(step_dir)
         .into_iter()
         .filter(|file| {
             !file.starts_with("target/")
                 && !file.split('/').any(|part| part.starts_with('.'))
+                && !file.rsplit('/').next().is_some_and(is_an_editors)
         })
         .collect()
+}
+
+/// Whether a file named `name` is an editor's swap, backup or lock file
+/// (`.x.swp`, `x~`, `#x#`, `.#x`, vim's `4913`), not the participant's.
+pub fn is_an_editors(name: &str) -> bool {
+    name.starts_with(['.', '#'])
+        || name.ends_with('~')
+        || name == "4913"
+        || [".swp", ".swo", ".swx", ".tmp", ".bak"]
+            .iter()
+            .any(|end| name.ends_with(end))
 }
 
 /// The step folder's files as they are, line endings made LF.

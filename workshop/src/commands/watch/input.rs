@@ -46,13 +46,7 @@ pub fn is_theirs(dir: &Path, path: &Path) -> bool {
     let Some(name) = relative.file_name().map(|name| name.to_string_lossy()) else {
         return false; // the folder itself
     };
-    let editors = name.starts_with(['.', '#'])
-        || name.ends_with('~')
-        || name == "4913"
-        || [".swp", ".swo", ".swx", ".tmp", ".bak"]
-            .iter()
-            .any(|end| name.ends_with(end));
-    !editors
+    !crate::authors::is_an_editors(&name)
         && !relative
             .components()
             .any(|part| part.as_os_str() == "target")
