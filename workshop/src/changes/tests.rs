@@ -212,7 +212,7 @@ fn spacing_a_bom_a_use_line_and_backup_files_never_stop_the_blame() {
     // `status` counts the participant's own file, not the editor's.
     let added: Vec<String> = changes(&step)
         .into_iter()
-        .filter(|change| change.is_outside_track())
+        .filter(FileChange::is_outside_track)
         .map(|change| change.file)
         .collect();
     assert_eq!(added, ["src/lib_old.rs"]);
