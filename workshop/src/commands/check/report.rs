@@ -189,12 +189,14 @@ pub(super) fn clarity_rank(run: &TestRun) -> u8 {
     }
 }
 
-/// The next blank function, and the test that stops at its `todo!()`.
+/// The next blank function, and the test that stops at its `todo!()`; and
+/// the written functions whose own test has not passed yet (it needs one
+/// still to write, or was not run), which cannot be called right so far.
 pub(super) fn write_next(
     step: &Step,
     marked: &[Marked],
     next: &Marked,
-    failures: &[&TestRun],
+    (failures, runs): (&[&TestRun], &[TestRun]),
 ) -> Checked {
     let n = step.number;
     let at_todo =
@@ -210,6 +212,22 @@ pub(super) fn write_next(
         None => format!("{} shows it once it compiles and runs", next.test),
     };
     let written = marked.iter().filter(|m| !step.is_unwritten(m)).count();
+    let own_test_passed = |m: &Marked| {
+        runs.iter()
+            .any(|run| run.case.id() == m.test && run.outcome.passed())
+    };
+    let unchecked: Vec<String> = marked
+        .iter()
+        .filter(|m| !step.is_unwritten(m) && !own_test_passed(m))
+        .map(|m| format!("`{}`", m.function))
+        .collect();
+    let unchecked = match unchecked.as_slice() {
+        [] => String::new(),
+        names => format!(
+            " Not checked yet, as their tests need a function still to write: {}.",
+            names.join(", ")
+        ),
+    };
     let blank = track::is_the_blank(next, &step.read(&next.file)[next.body.clone()]);
     Checked {
         at_its_todo: own.is_some_and(at_todo),
@@ -219,7 +237,7 @@ pub(super) fn write_next(
             format!(
                 "Next: {} `{}` ({}).\nRead chapter {n}, section \"{}\".\nThe test \
                  that shows it: {evidence}\n\n{written} of {} functions written so \
-                 far. Check again with `cargo workshop check {n}`.",
+                 far.{unchecked} Check again with `cargo workshop check {n}`.",
                 if blank {
                     "write"
                 } else {

@@ -137,7 +137,7 @@ fn verdict_on_failures<'a>(
         }
     }
     Ok(match blanks.first() {
-        Some(first) => write_next(step, marked, first, failures),
+        Some(first) => write_next(step, marked, first, (failures, &ran.runs)),
         None => not_pinned(step, marked, failures, ran, untried),
     })
 }
