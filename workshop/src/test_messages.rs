@@ -7,7 +7,14 @@
 /// one a line, each after a `+`): what a participant's own `dbg!` or
 /// `eprintln!` does to a demo's output.
 pub const ONLY_ADDED_LINES: &str = "The step printed every line the chapter \
-     shows, in order, and more (first added lines, + now):";
+     shows, and more (+ added):";
+
+/// How a failed snapshot's message begins when the output pinned differs
+/// otherwise (then its first changed lines, each after a `-` for the
+/// chapter's or a `+` for the step's, between unchanged ones): short
+/// enough for an 80-column terminal, indented.
+pub const OTHER_LINES: &str = "The step printed other lines than the chapter \
+     (- the chapter, + now):";
 
 /// Lines longer than this are shortened.
 const LONG: usize = 160;

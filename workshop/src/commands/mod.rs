@@ -16,6 +16,42 @@ pub mod status;
 pub mod times;
 pub mod watch;
 
+/// `line` broken between words into lines of at most `width` characters,
+/// each continuation indented as the line was: a terminal's own wrap
+/// breaks words, and its reflow on a resize moves them. A word longer than
+/// `width` stays whole on a line of its own.
+pub fn between_words(line: &str, width: usize) -> Vec<String> {
+    if line.chars().count() <= width {
+        return vec![line.to_owned()];
+    }
+    let indent = &line[..line.len() - line.trim_start_matches(' ').len()];
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    for word in line.trim_start().split(' ') {
+        let long = current.chars().count() + 1 + word.chars().count() > width;
+        if !current.is_empty() && long {
+            lines.push(std::mem::take(&mut current));
+        }
+        current.push_str(if current.is_empty() { indent } else { " " });
+        current.push_str(word);
+    }
+    lines.push(current);
+    lines
+}
+
+/// The terminal's columns and lines, if stdout is one that says; else
+/// 80×24, the size every terminal starts at.
+pub fn terminal_size() -> (usize, usize) {
+    #[cfg(unix)]
+    if let Some(size) = rustix::termios::tcgetwinsize(std::io::stdout())
+        .ok()
+        .filter(|size| size.ws_col > 0 && size.ws_row > 0)
+    {
+        return (usize::from(size.ws_col), usize::from(size.ws_row));
+    }
+    (80, 24)
+}
+
 /// The words after a command's name: its plain arguments, and which of
 /// the flags it knows were given.
 #[derive(Debug)]
@@ -170,5 +206,20 @@ mod tests {
         assert!(
             Path::new("/w/x").starts_with(lexically_normal(Path::new("/w/x/y/..")))
         );
+    }
+
+    #[test]
+    fn a_long_line_breaks_between_words_and_keeps_its_indent() {
+        let line = "    snapshots::step03_default_run fails: the step printed more";
+        assert_eq!(
+            between_words(line, 40),
+            [
+                "    snapshots::step03_default_run fails:",
+                "    the step printed more"
+            ]
+        );
+        let long_word = format!("see {}", "x".repeat(50));
+        assert_eq!(between_words(&long_word, 40), ["see", &"x".repeat(50)]);
+        assert_eq!(between_words("short", 40), ["short"]);
     }
 }

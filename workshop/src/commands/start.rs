@@ -85,8 +85,8 @@ pub fn start(step: &Step, force: bool) -> Result<String, String> {
         out,
         "\nChapter {n}'s section \"Build it\" walks you through them.\n\
          `cargo workshop watch` checks again on every save and says which to \
-         write next\nand which test shows it (`cargo workshop check {n}`: once); \
-         `cargo workshop diff {n}`\nshows where yours differ from the authors'."
+         write next\nand which test shows it (`cargo workshop check {n}`: once);\n\
+         `cargo workshop diff {n}` shows where yours differ from the authors'."
     );
     Ok(out)
 }

@@ -178,8 +178,7 @@ fn snapshot_difference(stdout: &Output) -> Option<String> {
         let heading = if only_added {
             crate::test_messages::ONLY_ADDED_LINES
         } else {
-            "The step printed something else than the chapter shows \
-             (first changed lines; - the chapter, + now):"
+            crate::test_messages::OTHER_LINES
         };
         format!("{heading}\n{}", lines_shown.join("\n"))
     })

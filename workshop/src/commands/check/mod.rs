@@ -7,6 +7,7 @@
 //! demo's trace beside the authors'.
 
 use std::fs;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -62,12 +63,33 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
         // names, for its hint. Lost, it costs only the hint's choice.
         let _ = fs::write(file, checked.next.as_deref().unwrap_or_default());
     }
-    println!("{}", checked.report);
+    println!("{}", for_the_terminal(&checked.report));
     Ok(if checked.passed {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `report` broken between words at the terminal's width, when stdout is
+/// one (a piped report, `watch`'s, stays as it is): a terminal breaks a
+/// long line mid-word. The trace's two columns (` | `) are left whole.
+fn for_the_terminal(report: &str) -> String {
+    if !std::io::stdout().is_terminal() {
+        return report.to_owned();
+    }
+    let (width, _) = super::terminal_size();
+    let lines: Vec<String> = report
+        .lines()
+        .flat_map(|line| {
+            if line.contains(" | ") {
+                vec![line.to_owned()]
+            } else {
+                super::between_words(line, width)
+            }
+        })
+        .collect();
+    lines.join("\n")
 }
 
 /// Set by `cargo workshop watch` in the environment of each check it runs:

@@ -383,9 +383,11 @@ fn a_changed_pinned_line_beside_the_prints_is_still_a_difference() {
     let step = step("3");
     let changed = failed(
         "traces::step03_trace_pinned",
-        "snapshot assertion for 'trace-step03' failed\nThe step printed \
-         something else than the chapter shows (first changed lines; - the \
-         chapter, + now):\n+[src/lib.rs:83:9] sequence = 0\n-turn 1: ran 1 callbacks",
+        &format!(
+            "snapshot assertion for 'trace-step03' failed\n{}\n+[src/lib.rs:83:9] \
+             sequence = 0\n-turn 1: ran 1 callbacks",
+            test_messages::OTHER_LINES
+        ),
     );
     let checked = verdict_on_runs(&step, vec![changed]);
     assert!(!checked.passed, "{}", checked.report);
@@ -434,9 +436,8 @@ fn trace_changed(changed: &[&str]) -> TestRun {
     failed(
         "traces::step03_trace_pinned",
         &format!(
-            "snapshot assertion for 'trace-step03' failed\nThe step printed \
-             something else than the chapter shows (first changed lines; - the \
-             chapter, + now):\n{}",
+            "snapshot assertion for 'trace-step03' failed\n{}\n{}",
+            test_messages::OTHER_LINES,
             changed.join("\n")
         ),
     )

@@ -166,7 +166,7 @@ fn parted_already(so_far: &str, titles: &[&str], theirs: &str) -> bool {
 pub(super) fn story(failures: &[&TestRun]) -> String {
     // How the runner begins the changed lines of a pinned output that
     // differs, more than by lines added.
-    const SOMETHING_ELSE: &str = "(first changed lines; - the chapter, + now):";
+    use crate::test_messages::OTHER_LINES as SOMETHING_ELSE;
     let changed: Vec<&str> = failures
         .iter()
         .filter_map(|run| {

@@ -16,19 +16,6 @@ pub(super) fn draws_a_screen(
     is_terminal && term.is_none_or(|term| term != "dumb")
 }
 
-/// The terminal's columns and lines, if stdout is one that says; else
-/// 80×24, the size every terminal starts at.
-fn terminal_size() -> (usize, usize) {
-    #[cfg(unix)]
-    if let Some(size) = rustix::termios::tcgetwinsize(std::io::stdout())
-        .ok()
-        .filter(|size| size.ws_col > 0 && size.ws_row > 0)
-    {
-        return (usize::from(size.ws_col), usize::from(size.ws_row));
-    }
-    (80, 24)
-}
-
 impl Watch {
     /// The function the last verdict names, if any.
     fn named(&self) -> Option<&str> {
@@ -106,7 +93,7 @@ impl Watch {
     }
 
     fn page(&self) -> layout::Page {
-        let (width, height) = terminal_size();
+        let (width, height) = crate::commands::terminal_size();
         let (head, body) = self.head_and_body();
         layout::layout(&head, &body, self.scroll, height, width)
     }

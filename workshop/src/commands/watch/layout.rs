@@ -77,17 +77,8 @@ fn fitted(text: &str, width: usize) -> Vec<String> {
             lines.push(cut(line, width));
             continue;
         }
-        let indent = &line[..line.len() - line.trim_start_matches(' ').len()];
-        let mut current = String::new();
-        for word in line.trim_start().split(' ') {
-            let long = current.chars().count() + 1 + word.chars().count() > width;
-            if !current.is_empty() && long {
-                lines.push(cut(&std::mem::take(&mut current), width));
-            }
-            current.push_str(if current.is_empty() { indent } else { " " });
-            current.push_str(word);
-        }
-        lines.push(cut(&current, width));
+        let broken = crate::commands::between_words(line, width);
+        lines.extend(broken.iter().map(|part| cut(part, width)));
     }
     lines
 }
