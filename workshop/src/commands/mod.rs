@@ -19,9 +19,10 @@ pub mod watch;
 /// `line` broken between words into lines of at most `width` characters,
 /// each continuation indented as the line was: a terminal's own wrap
 /// breaks words, and its reflow on a resize moves them. A word longer than
-/// `width` stays whole on a line of its own.
+/// `width` stays whole on a line of its own, and so does a line of the
+/// trace's two columns (` | `), which would no longer line up.
 pub fn between_words(line: &str, width: usize) -> Vec<String> {
-    if line.chars().count() <= width {
+    if line.chars().count() <= width || line.contains(" | ") {
         return vec![line.to_owned()];
     }
     let indent = &line[..line.len() - line.trim_start_matches(' ').len()];
@@ -221,5 +222,8 @@ mod tests {
         let long_word = format!("see {}", "x".repeat(50));
         assert_eq!(between_words(&long_word, 40), ["see", &"x".repeat(50)]);
         assert_eq!(between_words("short", 40), ["short"]);
+        let columns = format!("{} | {}", "a ".repeat(30), "b ".repeat(30));
+        let whole = between_words(&columns, 40);
+        assert_eq!(whole, [columns]);
     }
 }

@@ -73,7 +73,7 @@ pub fn run(here: &Path, args: &[&str]) -> Result<ExitCode, String> {
 
 /// `report` broken between words at the terminal's width, when stdout is
 /// one (a piped report, `watch`'s, stays as it is): a terminal breaks a
-/// long line mid-word. The trace's two columns (` | `) are left whole.
+/// long line mid-word.
 fn for_the_terminal(report: &str) -> String {
     if !std::io::stdout().is_terminal() {
         return report.to_owned();
@@ -81,13 +81,7 @@ fn for_the_terminal(report: &str) -> String {
     let (width, _) = super::terminal_size();
     let lines: Vec<String> = report
         .lines()
-        .flat_map(|line| {
-            if line.contains(" | ") {
-                vec![line.to_owned()]
-            } else {
-                super::between_words(line, width)
-            }
-        })
+        .flat_map(|line| super::between_words(line, width))
         .collect();
     lines.join("\n")
 }

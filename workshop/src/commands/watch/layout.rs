@@ -71,16 +71,10 @@ pub fn layout(
 /// on a resize cuts words. One that cannot be broken (a long word, or the
 /// trace's two columns, ` | `, which would no longer line up) is cut.
 fn fitted(text: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    for line in text.lines() {
-        if line.chars().count() <= width || line.contains(" | ") {
-            lines.push(cut(line, width));
-            continue;
-        }
-        let broken = crate::commands::between_words(line, width);
-        lines.extend(broken.iter().map(|part| cut(part, width)));
-    }
-    lines
+    text.lines()
+        .flat_map(|line| crate::commands::between_words(line, width))
+        .map(|part| cut(&part, width))
+        .collect()
 }
 
 /// `line` cut to `width` characters, the last a `…` when cut.
